@@ -1,0 +1,13 @@
+//! sp-inspect: decode Flink savepoint/checkpoint `_metadata` files, compute operator IDs, and predict
+//! what a restore will do.
+#![deny(missing_docs)]
+
+pub mod cli;
+pub mod hash;
+pub mod input;
+pub mod metadata;
+pub mod model;
+pub mod report;
+pub mod run;
+pub mod show;
+pub mod stats;

@@ -1,0 +1,30 @@
+use clap::Parser;
+use sp_inspect::cli::Cli;
+use sp_inspect::run::{run, RunError};
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    let mut err = io::stderr();
+    match run(cli, &mut out, &mut err) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(RunError::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            let _ = writeln!(err, "sp-inspect: error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,223 @@
+//! Table and JSON output of `show`. The JSON schema is documented in `docs/show-json.md`.
+
+use super::human_bytes;
+use crate::metadata::writers_of;
+use crate::show::{ShowReport, UidSource};
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
+use serde_json::{json, Value};
+use std::io::{self, Write};
+
+/// Schema identifier of the JSON document.
+pub const SCHEMA: &str = "sp-inspect/show-v1";
+
+fn snapshot_line(r: &ShowReport) -> String {
+    match r.properties() {
+        Some(p) if p.is_savepoint() => format!(
+            "savepoint ({}), {}",
+            p.type_name.as_deref().unwrap_or("?"),
+            p.savepoint_format
+                .as_deref()
+                .unwrap_or("format not recorded")
+        ),
+        Some(p) => format!("checkpoint ({})", p.type_name.as_deref().unwrap_or("?")),
+        None if r.header.version < 4 => {
+            "not recorded before format 4 (savepoint or checkpoint)".into()
+        }
+        None => "not readable from the trailer".into(),
+    }
+}
+
+/// The human-readable report.
+pub fn write_table(r: &ShowReport, out: &mut dyn Write) -> io::Result<()> {
+    let total: i64 = r.operators.iter().map(|o| o.summary.state_bytes).sum();
+    let with_state = r
+        .operators
+        .iter()
+        .filter(|o| o.summary.state_bytes > 0 || o.summary.subtasks_with_state > 0)
+        .count();
+    writeln!(out, "file:          {} ({} bytes)", r.path, r.file_bytes)?;
+    writeln!(
+        out,
+        "format:        version {} (written by {})",
+        r.header.version,
+        writers_of(r.header.version)
+    )?;
+    writeln!(out, "checkpoint id: {}", r.header.checkpoint_id)?;
+    writeln!(out, "snapshot:      {}", snapshot_line(r))?;
+    if r.header.master_states.is_empty() {
+        writeln!(out, "master states: none")?;
+    } else {
+        let names: Vec<_> = r
+            .header
+            .master_states
+            .iter()
+            .map(|m| format!("{} ({} B)", m.name, m.payload.len()))
+            .collect();
+        writeln!(out, "master states: {}", names.join(", "))?;
+    }
+    writeln!(
+        out,
+        "operators:     {} ({} with state), {} of state in total",
+        r.operators.len(),
+        with_state,
+        human_bytes(total)
+    )?;
+
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Disabled);
+    t.set_header(vec![
+        "operator id",
+        "name",
+        "uid",
+        "par",
+        "max par",
+        "subtasks",
+        "coordinator",
+        "state",
+        "kinds",
+        "operator states",
+    ]);
+    for o in &r.operators {
+        let uid = match (&o.uid, o.uid_source) {
+            (Some(u), Some(UidSource::UidsFile)) => format!("{u} (--uids)"),
+            (Some(u), _) => u.clone(),
+            (None, _) => "-".into(),
+        };
+        let subtasks = if o.fully_finished {
+            "finished".to_string()
+        } else if o.summary.finished_subtasks > 0 {
+            format!(
+                "{}/{} ({} finished)",
+                o.summary.subtasks_with_state,
+                o.summary.subtask_states,
+                o.summary.finished_subtasks
+            )
+        } else {
+            format!(
+                "{}/{}",
+                o.summary.subtasks_with_state, o.summary.subtask_states
+            )
+        };
+        let kinds: Vec<_> = o.summary.kinds.iter().map(|k| k.name()).collect();
+        let states: Vec<_> = o
+            .summary
+            .operator_states
+            .iter()
+            .map(|(n, m)| format!("{n} ({})", m.name()))
+            .collect();
+        t.add_row(vec![
+            Cell::new(o.id.to_string()),
+            Cell::new(o.name.as_deref().unwrap_or("-")),
+            Cell::new(uid),
+            Cell::new(o.parallelism).set_alignment(CellAlignment::Right),
+            Cell::new(o.max_parallelism).set_alignment(CellAlignment::Right),
+            Cell::new(subtasks).set_alignment(CellAlignment::Right),
+            Cell::new(
+                o.summary
+                    .coordinator_state_bytes
+                    .map_or("-".into(), human_bytes),
+            )
+            .set_alignment(CellAlignment::Right),
+            Cell::new(human_bytes(o.summary.state_bytes)).set_alignment(CellAlignment::Right),
+            Cell::new(if kinds.is_empty() {
+                "-".into()
+            } else {
+                kinds.join(", ")
+            }),
+            Cell::new(if states.is_empty() {
+                "-".into()
+            } else {
+                states.join(", ")
+            }),
+        ]);
+    }
+    writeln!(out, "{t}")?;
+    if r.header.version < 5 && r.operators.iter().any(|o| o.uid.is_none()) {
+        writeln!(
+            out,
+            "note: format {} stores no operator names or uids; pass --uids FILE to name operators by uid",
+            r.header.version
+        )?;
+    }
+    for o in r.operators.iter().filter(|o| !o.subtasks.is_empty()) {
+        writeln!(
+            out,
+            "\n{} {}",
+            o.id,
+            o.name.as_deref().or(o.uid.as_deref()).unwrap_or("")
+        )?;
+        for s in &o.subtasks {
+            let fin = if s.finished { " (finished)" } else { "" };
+            writeln!(
+                out,
+                "  subtask {}{fin}: {}",
+                s.index,
+                human_bytes(s.state_bytes)
+            )?;
+            for h in &s.handles {
+                writeln!(out, "    {:<20} {}", h.kind.name(), h.line)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The JSON document (`sp-inspect/show-v1`).
+pub fn to_json(r: &ShowReport, with_subtasks: bool) -> Value {
+    let props = r.properties();
+    let operators: Vec<Value> = r
+        .operators
+        .iter()
+        .map(|o| {
+            let mut v = json!({
+                "id": o.id.to_string(),
+                "name": o.name,
+                "uid": o.uid,
+                "uid_source": o.uid_source.map(|s| match s { UidSource::Metadata => "metadata", UidSource::UidsFile => "uids_file" }),
+                "byte_offset": o.offset,
+                "parallelism": o.parallelism,
+                "max_parallelism": o.max_parallelism,
+                "fully_finished": o.fully_finished,
+                "subtask_states": o.summary.subtask_states,
+                "subtasks_with_state": o.summary.subtasks_with_state,
+                "finished_subtasks": o.summary.finished_subtasks,
+                "coordinator_state_bytes": o.summary.coordinator_state_bytes,
+                "state_bytes": o.summary.state_bytes,
+                "state_kinds": o.summary.kinds.iter().map(|k| k.name()).collect::<Vec<_>>(),
+                "operator_states": o.summary.operator_states.iter().map(|(n, m)| json!({"name": n, "mode": m.name()})).collect::<Vec<_>>(),
+            });
+            if with_subtasks {
+                v["subtasks"] = o
+                    .subtasks
+                    .iter()
+                    .map(|s| {
+                        let mut st = json!({"index": s.index, "finished": s.finished, "state_bytes": s.state_bytes});
+                        for k in crate::stats::StateKind::ALL {
+                            st[k.name()] = Value::Array(s.handles.iter().filter(|h| h.kind == k).map(|h| h.json.clone()).collect());
+                        }
+                        st
+                    })
+                    .collect();
+            }
+            v
+        })
+        .collect();
+    json!({
+        "schema": SCHEMA,
+        "path": r.path,
+        "file_bytes": r.file_bytes,
+        "format_version": r.header.version,
+        "written_by": writers_of(r.header.version),
+        "checkpoint_id": r.header.checkpoint_id,
+        "snapshot": props.map(|p| json!({
+            "kind": if p.is_savepoint() { "savepoint" } else { "checkpoint" },
+            "type_class": p.type_class,
+            "type_name": p.type_name,
+            "savepoint_format": p.savepoint_format,
+        })),
+        "master_states": r.header.master_states.iter().map(|m| json!({"name": m.name, "version": m.version, "bytes": m.payload.len()})).collect::<Vec<_>>(),
+        "operators": operators,
+        "warnings": r.warnings,
+    })
+}

@@ -1,0 +1,254 @@
+//! `sp-inspect show`: what a savepoint or checkpoint holds, operator by operator.
+
+use crate::input::{resolve_relative, MetadataFile};
+use crate::metadata::{DecodeError, DecodeOptions, Decoder};
+use crate::model::*;
+use crate::report::handles::{any_json, any_line};
+use crate::stats::{AnyHandle, OperatorSummary, StateKind};
+use std::collections::{HashMap, HashSet};
+
+/// Options of `show`.
+#[derive(Debug, Clone, Default)]
+pub struct ShowOptions {
+    /// Keep per-subtask detail.
+    pub subtasks: bool,
+    /// Uids to name operators whose format stores none, by operator ID.
+    pub uids: HashMap<OperatorId, String>,
+    /// Layout choices.
+    pub decode: DecodeOptions,
+}
+
+/// Where an operator's uid came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UidSource {
+    /// Written in the `_metadata` file (format 5+).
+    Metadata,
+    /// Matched by hash from the `--uids` file.
+    UidsFile,
+}
+
+/// One handle of a subtask, described.
+#[derive(Debug, Clone)]
+pub struct HandleRow {
+    /// Which slot it was in.
+    pub kind: StateKind,
+    /// One-line description.
+    pub line: String,
+    /// JSON description.
+    pub json: serde_json::Value,
+}
+
+/// One subtask, described.
+#[derive(Debug, Clone)]
+pub struct SubtaskRow {
+    /// Subtask index.
+    pub index: i32,
+    /// Finished when the snapshot was taken.
+    pub finished: bool,
+    /// Flink's state size.
+    pub state_bytes: i64,
+    /// Its handles.
+    pub handles: Vec<HandleRow>,
+}
+
+/// One operator, summarised.
+#[derive(Debug, Clone)]
+pub struct OperatorRow {
+    /// Operator ID.
+    pub id: OperatorId,
+    /// Byte offset of its record.
+    pub offset: u64,
+    /// Name, when recorded.
+    pub name: Option<String>,
+    /// Uid, when recorded or matched.
+    pub uid: Option<String>,
+    /// Where the uid came from.
+    pub uid_source: Option<UidSource>,
+    /// Parallelism.
+    pub parallelism: i32,
+    /// Max parallelism.
+    pub max_parallelism: i32,
+    /// All subtasks finished.
+    pub fully_finished: bool,
+    /// Sizes and kinds.
+    pub summary: OperatorSummary,
+    /// Per-subtask detail (with `--subtasks`).
+    pub subtasks: Vec<SubtaskRow>,
+}
+
+/// Everything `show` prints.
+#[derive(Debug, Clone)]
+pub struct ShowReport {
+    /// The `_metadata` file.
+    pub path: String,
+    /// Its size.
+    pub file_bytes: u64,
+    /// Version, checkpoint ID, master states.
+    pub header: Header,
+    /// Operators in file order.
+    pub operators: Vec<OperatorRow>,
+    /// Trailer.
+    pub tail: Tail,
+    /// Oddities that do not stop decoding.
+    pub warnings: Vec<String>,
+}
+
+impl ShowReport {
+    /// Savepoint or checkpoint, when the file says (format 4+).
+    pub fn properties(&self) -> Option<&CheckpointProperties> {
+        self.tail
+            .trailer
+            .as_ref()
+            .and_then(|t| t.properties.as_ref())
+    }
+}
+
+/// Decodes `file` in one pass, keeping one operator's handles in memory at a time.
+pub fn build(file: &MetadataFile, opts: &ShowOptions) -> Result<ShowReport, DecodeError> {
+    let mut d = Decoder::new(file.bytes(), opts.decode)?;
+    let header = d.header().clone();
+    let mut operators = Vec::with_capacity(header.operator_count.min(1 << 16));
+    let mut warnings = Vec::new();
+    let mut seen_ids = HashSet::new();
+    for op in d.by_ref() {
+        let op = op?;
+        if !seen_ids.insert(op.id) {
+            warnings.push(format!(
+                "operator {} appears twice (byte offset {}); Flink keeps the last",
+                op.id, op.offset
+            ));
+        }
+        check_operator(&op, file, &mut warnings);
+        operators.push(row(op, opts));
+    }
+    let tail = d.finish()?;
+    if !tail.trailing_bytes.is_empty() {
+        warnings.push(format!(
+            "{} bytes after the end of the format-{} body (Flink ignores them)",
+            tail.trailing_bytes.len(),
+            header.version
+        ));
+    }
+    if let Some(note) = tail.trailer.as_ref().and_then(|t| t.note.as_ref()) {
+        warnings.push(note.clone());
+    }
+    Ok(ShowReport {
+        path: file.path.display().to_string(),
+        file_bytes: file.bytes().len() as u64,
+        header,
+        operators,
+        tail,
+        warnings,
+    })
+}
+
+fn check_operator(op: &OperatorState, file: &MetadataFile, warnings: &mut Vec<String>) {
+    let mut indices = HashSet::new();
+    for s in &op.subtasks {
+        if !indices.insert(s.index()) {
+            warnings.push(format!(
+                "operator {}: subtask {} appears twice; Flink keeps the last",
+                op.id,
+                s.index()
+            ));
+        }
+        if s.index() >= op.parallelism {
+            warnings.push(format!(
+                "operator {}: subtask index {} is not below the parallelism {}",
+                op.id,
+                s.index(),
+                op.parallelism
+            ));
+        }
+        let Some(st) = &s.state else { continue };
+        for k in StateKind::ALL {
+            for h in st.handles(k) {
+                for_each_relative(&h, &mut |rel| {
+                    if resolve_relative(file.dir(), rel).is_none() {
+                        warnings.push(format!(
+                            "operator {} subtask {}: relative state path {rel:?} leaves the snapshot directory; not followed",
+                            op.id,
+                            s.index()
+                        ));
+                    }
+                });
+            }
+        }
+    }
+}
+
+fn for_each_relative(h: &AnyHandle<'_>, f: &mut dyn FnMut(&str)) {
+    fn stream(h: &Option<StreamHandle>, f: &mut dyn FnMut(&str)) {
+        match h {
+            Some(StreamHandle::RelativeFile { path, .. }) => f(path),
+            Some(StreamHandle::KeyGroups(k)) => stream(&k.delegate, f),
+            _ => {}
+        }
+    }
+    match h {
+        AnyHandle::Operator(o) => stream(&o.delegate, f),
+        AnyHandle::Keyed(KeyedHandle::KeyGroups(k)) => stream(&k.delegate, f),
+        AnyHandle::Keyed(KeyedHandle::Incremental(i)) => {
+            stream(&i.meta, f);
+            for n in i.shared.iter().chain(i.private.iter()) {
+                stream(&n.handle, f);
+            }
+        }
+        AnyHandle::Keyed(_) => {}
+        AnyHandle::Channel(ChannelHandle::Single { delegate, .. }, _)
+        | AnyHandle::Channel(ChannelHandle::Merged { delegate, .. }, _) => stream(delegate, f),
+    }
+}
+
+fn row(op: OperatorState, opts: &ShowOptions) -> OperatorRow {
+    let (uid, uid_source) = match (&op.uid, opts.uids.get(&op.id)) {
+        (Some(u), _) => (Some(u.clone()), Some(UidSource::Metadata)),
+        (None, Some(u)) => (Some(u.clone()), Some(UidSource::UidsFile)),
+        (None, None) => (None, None),
+    };
+    let subtasks = if opts.subtasks {
+        op.subtasks
+            .iter()
+            .map(|s| SubtaskRow {
+                index: s.index(),
+                finished: s.finished(),
+                state_bytes: s.state.as_ref().map_or(0, SubtaskState::state_size),
+                handles: s.state.as_ref().map_or_else(Vec::new, |st| {
+                    StateKind::ALL
+                        .iter()
+                        .flat_map(|&k| {
+                            st.handles(k).into_iter().map(move |h| HandleRow {
+                                kind: k,
+                                line: any_line(&h),
+                                json: any_json(&h, None),
+                            })
+                        })
+                        .collect()
+                }),
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    OperatorRow {
+        id: op.id,
+        offset: op.offset,
+        name: op.name.clone(),
+        uid,
+        uid_source,
+        parallelism: op.parallelism,
+        max_parallelism: op.max_parallelism,
+        fully_finished: op.fully_finished(),
+        summary: op.summary(),
+        subtasks,
+    }
+}
+
+/// Reads a uid list: one uid per line; blank lines and lines starting with `#` are skipped.
+pub fn parse_uid_list(text: &str) -> Vec<String> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_owned)
+        .collect()
+}
