@@ -38,6 +38,10 @@ pub enum Command {
         /// Also show each subtask's state handles.
         #[arg(long)]
         subtasks: bool,
+        /// With --subtasks: also print where relative state files are, resolved against the directory
+        /// of `_metadata` (a path that would leave it is reported, never followed).
+        #[arg(long, requires = "subtasks")]
+        resolve_paths: bool,
         /// A file of uids, one per line (`#` comments): names operators of formats that store no uid
         /// (Flink before 2.0) by matching their hashes.
         #[arg(long, value_name = "FILE")]

@@ -50,11 +50,13 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Run
             path,
             format,
             subtasks,
+            resolve_paths,
             uids,
             flink_1_11_channel_state,
         } => {
             let mut opts = ShowOptions {
                 subtasks,
+                resolve_paths,
                 decode: DecodeOptions {
                     channel_subtask_index: !flink_1_11_channel_state,
                 },

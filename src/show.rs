@@ -12,6 +12,8 @@ use std::collections::{HashMap, HashSet};
 pub struct ShowOptions {
     /// Keep per-subtask detail.
     pub subtasks: bool,
+    /// In the detail, resolve relative paths against the snapshot directory.
+    pub resolve_paths: bool,
     /// Uids to name operators whose format stores none, by operator ID.
     pub uids: HashMap<OperatorId, String>,
     /// Layout choices.
@@ -119,7 +121,7 @@ pub fn build(file: &MetadataFile, opts: &ShowOptions) -> Result<ShowReport, Deco
             ));
         }
         check_operator(&op, file, &mut warnings);
-        operators.push(row(op, opts));
+        operators.push(row(op, opts, file));
     }
     let tail = d.finish()?;
     if !tail.trailing_bytes.is_empty() {
@@ -200,7 +202,8 @@ fn for_each_relative(h: &AnyHandle<'_>, f: &mut dyn FnMut(&str)) {
     }
 }
 
-fn row(op: OperatorState, opts: &ShowOptions) -> OperatorRow {
+fn row(op: OperatorState, opts: &ShowOptions, file: &MetadataFile) -> OperatorRow {
+    let dir = opts.resolve_paths.then(|| file.dir());
     let (uid, uid_source) = match (&op.uid, opts.uids.get(&op.id)) {
         (Some(u), _) => (Some(u.clone()), Some(UidSource::Metadata)),
         (None, Some(u)) => (Some(u.clone()), Some(UidSource::UidsFile)),
@@ -219,8 +222,8 @@ fn row(op: OperatorState, opts: &ShowOptions) -> OperatorRow {
                         .flat_map(|&k| {
                             st.handles(k).into_iter().map(move |h| HandleRow {
                                 kind: k,
-                                line: any_line(&h),
-                                json: any_json(&h, None),
+                                line: any_line(&h, dir),
+                                json: any_json(&h, dir),
                             })
                         })
                         .collect()

@@ -6,17 +6,26 @@ use crate::stats::*;
 use serde_json::{json, Map, Value};
 use std::path::Path;
 
-/// Where a stream handle's bytes are, in one line.
-pub fn stream_location(h: &StreamHandle) -> String {
+/// Where a stream handle's bytes are, in one line; relative paths resolved against `dir` when given.
+pub fn stream_location(h: &StreamHandle, dir: Option<&Path>) -> String {
     match h {
         StreamHandle::ByteStream { data, .. } => format!("inline {} B", data.len()),
         StreamHandle::File { path, .. } => path.clone(),
-        StreamHandle::RelativeFile { path, .. } => format!("./{path}"),
+        StreamHandle::RelativeFile { path, .. } => match dir {
+            None => format!("./{path}"),
+            Some(d) => resolve_relative(d, path).map_or_else(
+                || format!("./{path} (leaves the snapshot directory; not followed)"),
+                |p| p.display().to_string(),
+            ),
+        },
         StreamHandle::Segment {
             path, start, size, ..
         } => format!("{path} [{start}+{size}]"),
         StreamHandle::EmptySegment => "empty segment".into(),
-        StreamHandle::KeyGroups(k) => k.delegate.as_ref().map_or("null".into(), stream_location),
+        StreamHandle::KeyGroups(k) => k
+            .delegate
+            .as_ref()
+            .map_or("null".into(), |d| stream_location(d, dir)),
     }
 }
 
@@ -192,21 +201,21 @@ pub fn any_json(h: &AnyHandle<'_>, dir: Option<&Path>) -> Value {
 }
 
 /// One line describing a handle: class, size, where.
-pub fn any_line(h: &AnyHandle<'_>) -> String {
+pub fn any_line(h: &AnyHandle<'_>, dir: Option<&Path>) -> String {
+    let at = |d: &Option<StreamHandle>| {
+        d.as_ref()
+            .map_or("null".into(), |d| stream_location(d, dir))
+    };
     let loc = match h {
         AnyHandle::Operator(o) => {
             let names: Vec<_> = o.states.iter().map(|s| s.name.as_str()).collect();
-            format!(
-                "{} @ {}",
-                names.join(", "),
-                o.delegate.as_ref().map_or("null".into(), stream_location)
-            )
+            format!("{} @ {}", names.join(", "), at(&o.delegate))
         }
         AnyHandle::Keyed(KeyedHandle::KeyGroups(k)) => format!(
             "key groups {}-{} @ {}",
             k.range.start,
             k.range.end(),
-            k.delegate.as_ref().map_or("null".into(), stream_location)
+            at(&k.delegate)
         ),
         AnyHandle::Keyed(KeyedHandle::Incremental(i)) => format!(
             "key groups {}-{}, {} shared + {} private files",
