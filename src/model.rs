@@ -516,3 +516,73 @@ pub struct Metadata {
     /// Trailer and trailing bytes.
     pub tail: Tail,
 }
+
+impl StreamHandle {
+    /// The tag this handle is written with in the stream context.
+    pub fn tag(&self) -> u8 {
+        match self {
+            StreamHandle::ByteStream { .. } => 1,
+            StreamHandle::File { .. } => 2,
+            StreamHandle::KeyGroups(_) => 3,
+            StreamHandle::RelativeFile { .. } => 6,
+            StreamHandle::Segment { .. } => 15,
+            StreamHandle::EmptySegment => 16,
+        }
+    }
+}
+
+impl KeyedHandle {
+    /// The tag this handle is written with in the keyed context.
+    pub fn tag(&self) -> u8 {
+        match self {
+            KeyedHandle::KeyGroups(k) => match k.kind {
+                KeyGroupsKind::Legacy => 3,
+                KeyGroupsKind::Savepoint => 7,
+                KeyGroupsKind::V2 => 12,
+            },
+            KeyedHandle::Incremental(i) => {
+                if i.v2 {
+                    11
+                } else {
+                    5
+                }
+            }
+            KeyedHandle::Changelog(c) => {
+                if c.v2 {
+                    14
+                } else {
+                    8
+                }
+            }
+            KeyedHandle::InMemoryChangelog(_) => 9,
+            KeyedHandle::ChangelogFile(f) => {
+                if f.v2 {
+                    13
+                } else {
+                    10
+                }
+            }
+        }
+    }
+}
+
+impl OperatorHandle {
+    /// The tag this handle is written with in the operator context.
+    pub fn tag(&self) -> u8 {
+        if self.file_merging.is_some() {
+            17
+        } else {
+            4
+        }
+    }
+}
+
+impl ChannelHandle {
+    /// The tag this handle is written with (format 6+); `None` for untagged formats.
+    pub fn tag(&self) -> Option<u8> {
+        match self {
+            ChannelHandle::Single { tag, .. } => *tag,
+            ChannelHandle::Merged { tag, .. } => Some(*tag),
+        }
+    }
+}

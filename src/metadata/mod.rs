@@ -196,7 +196,7 @@ impl<'a> Decoder<'a> {
                     at,
                     ErrorKind::BadValue {
                         what: "coordinator state handle tag",
-                        value: i64::from(stream_tag(&h)),
+                        value: h.as_ref().map_or(0, |h| i64::from(h.tag())),
                         expected: "0 (none) or 1 (inline bytes)",
                     },
                 ));
@@ -243,19 +243,6 @@ impl<'a> Decoder<'a> {
             subtask_count,
             subtasks,
         })
-    }
-}
-
-fn stream_tag(h: &Option<crate::model::StreamHandle>) -> i32 {
-    use crate::model::StreamHandle as S;
-    match h {
-        None => 0,
-        Some(S::ByteStream { .. }) => 1,
-        Some(S::File { .. }) => 2,
-        Some(S::KeyGroups(_)) => 3,
-        Some(S::RelativeFile { .. }) => 6,
-        Some(S::Segment { .. }) => 15,
-        Some(S::EmptySegment) => 16,
     }
 }
 

@@ -224,7 +224,29 @@ pub fn any_line(h: &AnyHandle<'_>, dir: Option<&Path>) -> String {
             i.shared.len(),
             i.private.len()
         ),
-        AnyHandle::Keyed(_) => String::new(),
+        AnyHandle::Keyed(KeyedHandle::Changelog(c)) => format!(
+            "key groups {}-{}, {} materialized + {} changelog handles",
+            c.range.start,
+            c.range.end(),
+            c.materialized.len(),
+            c.non_materialized.len()
+        ),
+        AnyHandle::Keyed(KeyedHandle::ChangelogFile(f)) => {
+            format!(
+                "key groups {}-{}, {} changelog streams",
+                f.range.start,
+                f.range.end(),
+                f.handles.len()
+            )
+        }
+        AnyHandle::Keyed(KeyedHandle::InMemoryChangelog(m)) => {
+            format!(
+                "key groups {}-{}, {} inline changes",
+                m.range.start,
+                m.range.end(),
+                m.changes.len()
+            )
+        }
         AnyHandle::Channel(ChannelHandle::Single { info, .. }, _) => {
             format!("channel ({}, {})", info.0, info.1)
         }
