@@ -12,8 +12,47 @@ pub struct Cli {
     pub command: Command,
 }
 
-const EXIT_CODES: &str =
-    "Exit codes: 0 = success, 2 = usage, I/O or decode error. A closed output pipe exits 0.";
+const EXIT_CODES: &str = "Exit codes: 0 = success (diff/lint: no finding at or above --fail-on), 1 = diff/lint \
+findings at or above --fail-on, 2 = usage, I/O or decode error (never 0 when an input could not be fully read). \
+A closed output pipe exits 0.";
+
+/// Output formats of `diff` and `lint`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GateFormat {
+    /// A terminal report.
+    Table,
+    /// A stable JSON document (`sp-inspect/diff-v1`, `sp-inspect/lint-v1`; see docs/).
+    Json,
+    /// GitHub-flavoured Markdown (pull-request comments, job summaries).
+    Markdown,
+    /// GitHub Actions annotations, worst first within GitHub's limits; the rest in `$GITHUB_STEP_SUMMARY`.
+    Github,
+    /// SARIF 2.1.0 (code scanning).
+    Sarif,
+    /// JUnit XML.
+    Junit,
+}
+
+/// Options shared by `diff` and `lint`.
+#[derive(Debug, clap::Args)]
+pub struct GateArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = GateFormat::Table)]
+    pub format: GateFormat,
+    /// Exit 1 when a finding is at or above this severity: error, warning, info or never
+    /// [default: the config file's fail_on, else error].
+    #[arg(long, value_name = "LEVEL")]
+    pub fail_on: Option<String>,
+    /// Configuration file [default: ./sp-inspect.toml when it exists].
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Write the report to FILE instead of stdout (`-` = stdout).
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Unaligned checkpoints written by Flink 1.11 (see `show --help`).
+    #[arg(long)]
+    pub flink_1_11_channel_state: bool,
+}
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -22,6 +61,17 @@ pub enum Format {
     Table,
     /// A stable JSON document (see docs/).
     Json,
+}
+
+/// Output formats of `rules`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RulesFormat {
+    /// A terminal listing.
+    Table,
+    /// JSON.
+    Json,
+    /// Markdown (docs/rules.md is this output).
+    Markdown,
 }
 
 /// The subcommands.
@@ -50,6 +100,48 @@ pub enum Command {
         /// carry no subtask index.
         #[arg(long)]
         flink_1_11_channel_state: bool,
+    },
+    /// Predict what Flink does when NEW starts from OLD's state: restored, shifted, orphaned, new, and
+    /// Flink's verdict. OLD and NEW are each a savepoint/checkpoint (directory or `_metadata`), a graph
+    /// manifest (`sp-inspect/graph-v1` JSON) or a uid list (one per line), told apart by content.
+    #[command(after_help = EXIT_CODES)]
+    Diff {
+        /// The state: usually the savepoint the new job will start from.
+        old: PathBuf,
+        /// The new job: usually its graph manifest (contrib/pyflink/sp_inspect_graph.py).
+        new: PathBuf,
+        /// The graph manifest of the job that wrote OLD: names its operators (formats before 5 store none).
+        #[arg(long, value_name = "FILE")]
+        old_graph: Option<PathBuf>,
+        /// The graph manifest of the job that wrote NEW, when NEW is a savepoint.
+        #[arg(long, value_name = "FILE")]
+        new_graph: Option<PathBuf>,
+        /// Predict a restore with allowNonRestoredState (execution.state-recovery.ignore-unclaimed-state).
+        #[arg(long)]
+        allow_non_restored_state: bool,
+        /// Format, threshold, configuration.
+        #[command(flatten)]
+        gate: GateArgs,
+    },
+    /// Check one savepoint or graph for what makes state go to the wrong place on a later deploy.
+    #[command(after_help = EXIT_CODES)]
+    Lint {
+        /// A savepoint/checkpoint, a graph manifest or a uid list.
+        input: PathBuf,
+        /// The graph manifest of the job that wrote a savepoint (names operators of formats before 5).
+        #[arg(long, value_name = "FILE")]
+        graph: Option<PathBuf>,
+        /// Format, threshold, configuration.
+        #[command(flatten)]
+        gate: GateArgs,
+    },
+    /// List the rules of `diff` and `lint`, or explain one.
+    Rules {
+        /// A rule ID to explain.
+        id: Option<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = RulesFormat::Table)]
+        format: RulesFormat,
     },
     /// Print Flink's operator ID for each uid.
     #[command(after_help = EXIT_CODES)]

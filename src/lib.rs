@@ -3,11 +3,17 @@
 #![deny(missing_docs)]
 
 pub mod cli;
+pub mod config;
+pub mod diff;
+pub mod gate;
+pub mod graph;
 pub mod hash;
 pub mod input;
+pub mod job;
 pub mod metadata;
 pub mod model;
 pub mod report;
+pub mod rules;
 pub mod run;
 pub mod show;
 pub mod stats;

@@ -1,6 +1,6 @@
 use clap::Parser;
 use sp_inspect::cli::Cli;
-use sp_inspect::run::{run, RunError};
+use sp_inspect::run::{run, Outcome, RunError};
 use std::io::{self, Write};
 use std::process::ExitCode;
 
@@ -20,7 +20,8 @@ fn main() -> ExitCode {
     let mut out = io::BufWriter::new(stdout.lock());
     let mut err = io::stderr();
     match run(cli, &mut out, &mut err) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(Outcome::Clean) => ExitCode::SUCCESS,
+        Ok(Outcome::Findings) => ExitCode::from(1),
         Err(RunError::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
             let _ = writeln!(err, "sp-inspect: error: {e}");

@@ -4,7 +4,7 @@
 use std::fmt;
 
 /// Flink's 16-byte operator ID, in file order (its hex form is what Flink's UI, REST API and logs print).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct OperatorId(pub [u8; 16]);
 
 impl OperatorId {

@@ -1,19 +1,25 @@
 //! Runs a parsed command line: the glue between flags, library and renderers.
 
-use crate::cli::{Cli, Command, Format};
+use crate::cli::{Cli, Command, Format, GateArgs, GateFormat, RulesFormat};
+use crate::config::{Config, FailOn};
+use crate::diff::RestoreOptions;
+use crate::gate::{run_diff, run_lint, DiffInputs, GateReport};
 use crate::hash::operator_id;
-use crate::input::MetadataFile;
+use crate::input::{InputError, MetadataFile};
+use crate::job::{JobInput, LoadError};
 use crate::metadata::DecodeOptions;
 use crate::report;
+use crate::rules::Severity;
 use crate::show::{build, parse_uid_list, ShowOptions};
 use std::fmt;
 use std::io::{self, Write};
+use std::path::{Path, PathBuf};
 
 /// Why a command failed.
 #[derive(Debug)]
 pub enum RunError {
     /// A file could not be read.
-    Input(crate::input::InputError),
+    Input(InputError),
     /// A `_metadata` file is malformed.
     Decode {
         /// Which file.
@@ -21,6 +27,10 @@ pub enum RunError {
         /// What and where.
         error: crate::metadata::DecodeError,
     },
+    /// An argument of `diff`/`lint` could not be read.
+    Load(LoadError),
+    /// Bad usage or configuration.
+    Usage(String),
     /// Writing the output failed.
     Output(io::Error),
 }
@@ -30,6 +40,8 @@ impl fmt::Display for RunError {
         match self {
             RunError::Input(e) => write!(f, "{e}"),
             RunError::Decode { path, error } => write!(f, "{path}: {error}"),
+            RunError::Load(e) => write!(f, "{e}"),
+            RunError::Usage(m) => write!(f, "{m}"),
             RunError::Output(e) => write!(f, "writing output: {e}"),
         }
     }
@@ -43,9 +55,110 @@ impl From<io::Error> for RunError {
     }
 }
 
+/// How a successful run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Nothing to report (exit 0).
+    Clean,
+    /// `diff`/`lint` findings at or above the threshold (exit 1).
+    Findings,
+}
+
+fn read_text(path: &Path) -> Result<String, RunError> {
+    std::fs::read_to_string(path).map_err(|e| {
+        RunError::Input(InputError {
+            path: path.to_path_buf(),
+            error: e.to_string(),
+        })
+    })
+}
+
+fn decode_options(flink_1_11_channel_state: bool) -> DecodeOptions {
+    DecodeOptions {
+        channel_subtask_index: !flink_1_11_channel_state,
+    }
+}
+
+fn load(path: &Path, decode: DecodeOptions, err: &mut dyn Write) -> Result<JobInput, RunError> {
+    let input = JobInput::load(path, decode).map_err(RunError::Load)?;
+    if let JobInput::Savepoint(r) = &input {
+        for w in &r.warnings {
+            writeln!(err, "sp-inspect: warning: {}: {w}", r.path)?;
+        }
+    }
+    Ok(input)
+}
+
+fn gate_config(args: &GateArgs) -> Result<(Config, FailOn), RunError> {
+    let default = PathBuf::from("sp-inspect.toml");
+    let path = match &args.config {
+        Some(p) => Some(p.clone()),
+        None => default.is_file().then_some(default),
+    };
+    let config = match path {
+        Some(p) => Config::parse(&read_text(p.as_path())?)
+            .map_err(|e| RunError::Usage(format!("{}: {e}", p.display())))?,
+        None => Config::default(),
+    };
+    let fail_on = match &args.fail_on {
+        Some(s) => FailOn::parse(s).ok_or_else(|| {
+            RunError::Usage(format!(
+                "--fail-on {s:?}: expected error, warning, info or never"
+            ))
+        })?,
+        None => config.fail_on.unwrap_or(FailOn::Severity(Severity::Error)),
+    };
+    Ok((config, fail_on))
+}
+
+fn render_gate(
+    r: &GateReport,
+    args: &GateArgs,
+    stdout: &mut dyn Write,
+) -> Result<Outcome, RunError> {
+    let mut file;
+    let out: &mut dyn Write = match &args.output {
+        Some(p) if p.as_os_str() != "-" => {
+            file = io::BufWriter::new(std::fs::File::create(p).map_err(|e| {
+                RunError::Input(InputError {
+                    path: p.clone(),
+                    error: e.to_string(),
+                })
+            })?);
+            &mut file
+        }
+        _ => stdout,
+    };
+    match args.format {
+        GateFormat::Table => report::gate::write_table(r, out)?,
+        GateFormat::Markdown => report::gate::write_markdown(r, out)?,
+        GateFormat::Github => report::gate::write_github(r, out)?,
+        GateFormat::Junit => report::gate::write_junit(r, out)?,
+        GateFormat::Json | GateFormat::Sarif => {
+            let doc = if args.format == GateFormat::Json {
+                report::gate::to_json(r)
+            } else {
+                report::gate::to_sarif(r)
+            };
+            serde_json::to_writer_pretty(&mut *out, &doc).map_err(io::Error::from)?;
+            writeln!(out)?;
+        }
+    }
+    out.flush()?;
+    Ok(if r.failed() {
+        Outcome::Findings
+    } else {
+        Outcome::Clean
+    })
+}
+
+fn path_text(p: &Path) -> String {
+    p.display().to_string()
+}
+
 /// Runs `cli`, writing results to `out` and warnings to `err`.
-pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), RunError> {
-    match cli.command {
+pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<Outcome, RunError> {
+    let outcome = match cli.command {
         Command::Show {
             path,
             format,
@@ -57,19 +170,11 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Run
             let mut opts = ShowOptions {
                 subtasks,
                 resolve_paths,
-                decode: DecodeOptions {
-                    channel_subtask_index: !flink_1_11_channel_state,
-                },
+                decode: decode_options(flink_1_11_channel_state),
                 ..ShowOptions::default()
             };
             if let Some(f) = uids {
-                let text = std::fs::read_to_string(&f).map_err(|e| {
-                    RunError::Input(crate::input::InputError {
-                        path: f.clone(),
-                        error: e.to_string(),
-                    })
-                })?;
-                opts.uids = parse_uid_list(&text)
+                opts.uids = parse_uid_list(&read_text(&f)?)
                     .into_iter()
                     .map(|u| (operator_id(&u), u))
                     .collect();
@@ -93,16 +198,82 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Run
                     writeln!(out)?;
                 }
             }
+            Outcome::Clean
         }
-        Command::Hash { uids, sink, format } => match format {
-            Format::Table => report::hash::write_table(&uids, sink, out)?,
-            Format::Json => {
-                serde_json::to_writer_pretty(&mut *out, &report::hash::to_json(&uids, sink))
-                    .map_err(io::Error::from)?;
-                writeln!(out)?;
+        Command::Diff {
+            old,
+            new,
+            old_graph,
+            new_graph,
+            allow_non_restored_state,
+            gate,
+        } => {
+            let (config, fail_on) = gate_config(&gate)?;
+            let decode = decode_options(gate.flink_1_11_channel_state);
+            let old_input = load(&old, decode, err)?;
+            let new_input = load(&new, decode, err)?;
+            let old_graph = old_graph.map(|p| load(&p, decode, err)).transpose()?;
+            let new_graph = new_graph.map(|p| load(&p, decode, err)).transpose()?;
+            let (old_path, new_path) = (path_text(&old), path_text(&new));
+            let report = run_diff(
+                DiffInputs {
+                    old: (&old_input, &old_path),
+                    new: (&new_input, &new_path),
+                    old_graph: old_graph.as_ref(),
+                    new_graph: new_graph.as_ref(),
+                },
+                RestoreOptions {
+                    allow_non_restored_state,
+                },
+                &config,
+                fail_on,
+            );
+            render_gate(&report, &gate, out)?
+        }
+        Command::Lint { input, graph, gate } => {
+            let (config, fail_on) = gate_config(&gate)?;
+            let decode = decode_options(gate.flink_1_11_channel_state);
+            let loaded = load(&input, decode, err)?;
+            let graph = graph.map(|p| load(&p, decode, err)).transpose()?;
+            let report = run_lint(
+                &loaded,
+                &path_text(&input),
+                graph.as_ref(),
+                &config,
+                fail_on,
+            );
+            render_gate(&report, &gate, out)?
+        }
+        Command::Rules { id, format } => {
+            let rule = match id {
+                Some(id) => Some(crate::rules::by_id(&id.to_uppercase()).ok_or_else(|| {
+                    RunError::Usage(format!("no rule {id:?}; `sp-inspect rules` lists them"))
+                })?),
+                None => None,
+            };
+            match format {
+                RulesFormat::Table => report::rules::write_table(rule, out)?,
+                RulesFormat::Markdown => report::rules::write_markdown(out)?,
+                RulesFormat::Json => {
+                    serde_json::to_writer_pretty(&mut *out, &report::rules::to_json())
+                        .map_err(io::Error::from)?;
+                    writeln!(out)?;
+                }
             }
-        },
-    }
+            Outcome::Clean
+        }
+        Command::Hash { uids, sink, format } => {
+            match format {
+                Format::Table => report::hash::write_table(&uids, sink, out)?,
+                Format::Json => {
+                    serde_json::to_writer_pretty(&mut *out, &report::hash::to_json(&uids, sink))
+                        .map_err(io::Error::from)?;
+                    writeln!(out)?;
+                }
+            }
+            Outcome::Clean
+        }
+    };
     out.flush()?;
-    Ok(())
+    Ok(outcome)
 }

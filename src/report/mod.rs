@@ -1,7 +1,9 @@
 //! Rendering of command results. Renderers write to a `dyn Write` and never decide exit codes.
 
+pub mod gate;
 pub mod handles;
 pub mod hash;
+pub mod rules;
 pub mod show;
 
 /// Human-readable byte count (`1.5 KiB`).

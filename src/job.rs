@@ -1,0 +1,206 @@
+//! Loading the arguments of `diff` and `lint`: a savepoint (directory or `_metadata`), a graph manifest, or
+//! a uid list, told apart by content.
+
+use crate::diff::{OldOperator, StateInfo};
+use crate::graph::{from_uid_list, parse_manifest, GraphOperator, ManifestError};
+use crate::input::{InputError, MetadataFile};
+use crate::metadata::{DecodeError, DecodeOptions, MAGIC};
+use crate::show::{build, parse_uid_list, OperatorRow, ShowOptions, ShowReport};
+use std::fmt;
+use std::path::Path;
+
+/// What an argument turned out to be.
+#[derive(Debug, Clone)]
+pub enum JobInput {
+    /// A savepoint or checkpoint.
+    Savepoint(Box<ShowReport>),
+    /// A graph manifest.
+    Manifest(Vec<GraphOperator>),
+    /// A uid list.
+    UidList(Vec<GraphOperator>),
+}
+
+/// Why an argument could not be read.
+#[derive(Debug)]
+pub enum LoadError {
+    /// The file could not be read.
+    Input(InputError),
+    /// A `_metadata` file is malformed.
+    Decode {
+        /// Which file.
+        path: String,
+        /// What and where.
+        error: DecodeError,
+    },
+    /// A manifest is malformed.
+    Manifest {
+        /// Which file.
+        path: String,
+        /// What and where.
+        error: ManifestError,
+    },
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LoadError::Input(e) => write!(f, "{e}"),
+            LoadError::Decode { path, error } => write!(f, "{path}: {error}"),
+            LoadError::Manifest { path, error } => write!(f, "{path}: graph manifest {error}"),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+impl JobInput {
+    /// Reads `path`, deciding from its content what it is.
+    pub fn load(path: &Path, decode: DecodeOptions) -> Result<JobInput, LoadError> {
+        let io = |e: std::io::Error| {
+            LoadError::Input(InputError {
+                path: path.to_path_buf(),
+                error: e.to_string(),
+            })
+        };
+        let is_metadata = path.is_dir() || {
+            use std::io::Read;
+            let mut head = [0u8; 4];
+            let n = std::fs::File::open(path)
+                .and_then(|mut f| f.read(&mut head))
+                .map_err(io)?;
+            n == 4 && u32::from_be_bytes(head) == MAGIC
+        };
+        if is_metadata {
+            let file = MetadataFile::open(path).map_err(LoadError::Input)?;
+            let opts = ShowOptions {
+                decode,
+                ..ShowOptions::default()
+            };
+            let report = build(&file, &opts).map_err(|error| LoadError::Decode {
+                path: file.path.display().to_string(),
+                error,
+            })?;
+            return Ok(JobInput::Savepoint(Box::new(report)));
+        }
+        let text = std::fs::read_to_string(path).map_err(io)?;
+        if text.trim_start().starts_with('{') {
+            parse_manifest(&text)
+                .map(JobInput::Manifest)
+                .map_err(|error| LoadError::Manifest {
+                    path: path.display().to_string(),
+                    error,
+                })
+        } else {
+            Ok(JobInput::UidList(from_uid_list(&parse_uid_list(&text))))
+        }
+    }
+
+    /// The operator states (savepoint) or operators (graph) as the OLD side of a diff.
+    pub fn as_old(&self) -> Vec<OldOperator> {
+        match self {
+            JobInput::Savepoint(r) => r.operators.iter().map(old_from_row).collect(),
+            JobInput::Manifest(ops) | JobInput::UidList(ops) => ops
+                .iter()
+                .map(|g| OldOperator {
+                    id: g.id,
+                    name: g.name.clone(),
+                    uid: g.uid.clone(),
+                    parallelism: g.parallelism,
+                    max_parallelism: g.max_parallelism,
+                    state: None,
+                    source: g.is_source(),
+                })
+                .collect(),
+        }
+    }
+
+    /// The operators as the NEW side of a diff.
+    pub fn as_new(&self) -> Vec<GraphOperator> {
+        match self {
+            JobInput::Savepoint(r) => r
+                .operators
+                .iter()
+                .map(|o| GraphOperator {
+                    id: o.id,
+                    uid: o.uid.clone(),
+                    name: o.name.clone(),
+                    parallelism: Some(o.parallelism),
+                    // The job that wrote this savepoint ran with this max parallelism.
+                    max_parallelism: Some(o.max_parallelism),
+                    source: is_source_row(o),
+                    ..GraphOperator::default()
+                })
+                .collect(),
+            JobInput::Manifest(ops) | JobInput::UidList(ops) => ops.clone(),
+        }
+    }
+
+    /// Short description for reports.
+    pub fn kind(&self) -> String {
+        match self {
+            JobInput::Savepoint(r) => format!("_metadata format {}", r.header.version),
+            JobInput::Manifest(_) => "graph manifest".into(),
+            JobInput::UidList(_) => "uid list".into(),
+        }
+    }
+}
+
+fn is_source_row(o: &OperatorRow) -> bool {
+    o.summary
+        .operator_states
+        .iter()
+        .any(|(n, _)| n == "SourceReaderState")
+        || o.name.as_deref().is_some_and(|n| n.starts_with("Source: "))
+}
+
+fn old_from_row(o: &OperatorRow) -> OldOperator {
+    OldOperator {
+        id: o.id,
+        name: o.name.clone(),
+        uid: o.uid.clone(),
+        parallelism: Some(o.parallelism),
+        max_parallelism: Some(o.max_parallelism),
+        state: Some(StateInfo {
+            bytes: o.summary.state_bytes,
+            empty: o.summary.coordinator_state_bytes.is_none()
+                && o.summary.subtasks_with_state == 0,
+            kinds: o.summary.kinds.clone(),
+            operator_states: o
+                .summary
+                .operator_states
+                .iter()
+                .map(|(n, _)| n.clone())
+                .collect(),
+        }),
+        source: is_source_row(o),
+    }
+}
+
+/// Names operators of OLD from the manifest of the job that wrote it (formats before 5 store no names).
+pub fn name_old_from_graph(old: &mut [OldOperator], graph: &[GraphOperator]) {
+    for o in old.iter_mut() {
+        if let Some(g) = graph
+            .iter()
+            .find(|g| g.id == o.id || g.uid_hash == Some(o.id))
+        {
+            o.name = o.name.take().or_else(|| g.name.clone());
+            o.uid = o.uid.take().or_else(|| g.uid.clone());
+            o.source |= g.is_source();
+        }
+    }
+}
+
+/// Names operators of a NEW savepoint from the manifest of the job that wrote it.
+pub fn name_new_from_graph(new: &mut [GraphOperator], graph: &[GraphOperator]) {
+    for n in new.iter_mut() {
+        if let Some(g) = graph
+            .iter()
+            .find(|g| g.id == n.id || g.uid_hash == Some(n.id))
+        {
+            n.name = n.name.take().or_else(|| g.name.clone());
+            n.uid = n.uid.take().or_else(|| g.uid.clone());
+            n.source |= g.is_source();
+            n.vertex = n.vertex.take().or_else(|| g.vertex.clone());
+        }
+    }
+}

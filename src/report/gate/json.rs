@@ -1,0 +1,66 @@
+//! `sp-inspect/diff-v1` and `sp-inspect/lint-v1` (documented in docs/diff-json.md).
+
+use super::*;
+use serde_json::{json, Value};
+
+/// The JSON document.
+pub fn to_json(r: &GateReport) -> Value {
+    let findings: Vec<Value> = r
+        .findings
+        .iter()
+        .map(|f| {
+            json!({
+                "rule": f.rule.id,
+                "category": f.rule.category.name(),
+                "severity": f.severity.name(),
+                "message": f.message,
+                "operator_id": f.operator_id.map(|i| i.to_string()),
+                "uid": f.uid,
+                "name": f.name,
+                "input": f.input,
+            })
+        })
+        .collect();
+    let inputs: serde_json::Map<String, Value> = r
+        .inputs
+        .iter()
+        .map(|i| (i.role.to_string(), json!({"path": i.path, "kind": i.kind})))
+        .collect();
+    let mut doc = json!({
+        "schema": format!("sp-inspect/{}-v1", r.command),
+        "inputs": inputs,
+        "findings": findings,
+        "fail_on": match r.fail_on { crate::config::FailOn::Never => "never", crate::config::FailOn::Severity(s) => s.name() },
+        "failed": r.failed(),
+    });
+    if let Some(d) = &r.diff {
+        doc["allow_non_restored_state"] = json!(r.allow_non_restored_state);
+        doc["verdict"] = json!(d.verdict.name());
+        doc["reasons"] = json!(d.reasons);
+        doc["operators"] = d
+            .entries
+            .iter()
+            .map(|e| {
+                let o = e.old.as_ref();
+                let n = e.new.as_ref();
+                json!({
+                    "position": e.position,
+                    "status": e.status.name(),
+                    "old_id": o.map(|o| o.id.to_string()),
+                    "new_id": n.map(|n| n.id.to_string()),
+                    "old_name": o.and_then(|o| o.name.clone()),
+                    "old_uid": o.and_then(|o| o.uid.clone()),
+                    "new_name": n.and_then(|n| n.name.clone()),
+                    "new_uid": n.and_then(|n| n.uid.clone()),
+                    "matched_by": e.matched_by.map(|m| match m { crate::diff::MatchedBy::Id => "id", crate::diff::MatchedBy::UidHash => "uid_hash" }),
+                    "state_bytes": e.state_bytes(),
+                    "state_empty": o.and_then(|o| o.state.as_ref()).map(|s| s.empty),
+                    "state_kinds": o.and_then(|o| o.state.as_ref()).map(|s| s.kinds.iter().map(|k| k.name()).collect::<Vec<_>>()),
+                    "operator_states": o.and_then(|o| o.state.as_ref()).map(|s| s.operator_states.clone()),
+                    "note": e.note,
+                })
+            })
+            .collect();
+    }
+    doc
+}

@@ -1,0 +1,128 @@
+//! Findings on one job graph (hygiene rules), for `lint` and for the NEW side of `diff`.
+
+use super::*;
+use crate::diff::{label, OldOperator};
+use crate::graph::GraphOperator;
+use std::collections::HashMap;
+
+/// Names PyFlink gives the operators it inserts.
+const PYFLINK_HIDDEN: [&str; 3] = [
+    "_stream_key_by_map_operator",
+    "_keyed_stream_values_operator",
+    "_partition_custom_map_operator",
+];
+
+/// Default names of PyFlink's Python operators (what fused operator names are made of).
+const PYFLINK_DEFAULT_NAMES: [&str; 13] = [
+    "Map",
+    "FlatMap",
+    "Filter",
+    "Reduce",
+    "PROCESS",
+    "KEYED PROCESS",
+    "Co-Map",
+    "Co-Flat Map",
+    "Co-Process",
+    "Keyed Co-Process",
+    "_stream_key_by_map_operator",
+    "_keyed_stream_values_operator",
+    "_partition_custom_map_operator",
+];
+
+fn is_sink_part(name: &str) -> bool {
+    name.ends_with(": Writer")
+        || name.ends_with(": Committer")
+        || name.ends_with("Global Committer")
+}
+
+/// The hygiene findings for a graph. `state` gives the savepoint's state by operator ID when the graph
+/// is a savepoint (so stateful operators are known). `uids_known` is false for savepoints of formats
+/// before 5, which record no uids: a missing uid there means "not recorded", not "not set".
+pub fn check_graph(
+    ops: &[GraphOperator],
+    state: &[OldOperator],
+    input: &str,
+    uids_known: bool,
+) -> Vec<Finding> {
+    let stateful: HashMap<OperatorId, i64> = state
+        .iter()
+        .filter_map(|o| {
+            o.state
+                .as_ref()
+                .filter(|s| !s.empty)
+                .map(|s| (o.id, s.bytes))
+        })
+        .collect();
+    let mut out = Vec::new();
+    let mut by_uid: HashMap<&str, &GraphOperator> = HashMap::new();
+    let mut by_id: HashMap<OperatorId, &GraphOperator> = HashMap::new();
+    for op in ops {
+        let uid = op.uid.as_deref();
+        let name = op.name.as_deref();
+        let this = label(&op.id, uid, name);
+        let f = |rule, msg: String| Finding::new(rule, msg, input).on(op.id, uid, name);
+        if let Some(u) = uid {
+            if let Some(prev) = by_uid.insert(u, op) {
+                out.push(f(
+                    &UID_DUPLICATE,
+                    format!(
+                        "uid {u:?} is set on {} and on {this}",
+                        label(&prev.id, None, prev.name.as_deref())
+                    ),
+                ));
+            }
+        }
+        for id in std::iter::once(op.id).chain(op.uid_hash) {
+            if let Some(prev) = by_id.insert(id, op) {
+                if prev.uid.is_none() || prev.uid != op.uid {
+                    out.push(f(
+                        &UID_HASH_COLLISION,
+                        format!(
+                            "{this} and {} have the same operator ID {id}",
+                            label(&prev.id, prev.uid.as_deref(), prev.name.as_deref())
+                        ),
+                    ));
+                }
+            }
+        }
+        if uids_known && uid.is_none() && op.uid_hash.is_none() {
+            let sink = name.is_some_and(is_sink_part);
+            if let Some(bytes) = stateful.get(&op.id) {
+                out.push(f(
+                    &STATEFUL_OPERATOR_WITHOUT_UID,
+                    format!(
+                        "{this} holds {} of state and has no uid",
+                        crate::report::human_bytes(*bytes)
+                    ),
+                ));
+            } else if sink {
+                out.push(f(
+                    &SINK_WITHOUT_UID,
+                    format!("{this} is part of a Sink V2 without a uid"),
+                ));
+            } else {
+                out.push(f(&OPERATOR_WITHOUT_UID, format!("{this} has no uid")));
+            }
+        }
+        if let Some(n) = name {
+            let parts: Vec<&str> = n.split(", ").collect();
+            if let Some(h) = PYFLINK_HIDDEN.iter().find(|h| parts.contains(h)) {
+                out.push(f(
+                    &PYFLINK_HIDDEN_OPERATOR,
+                    format!("{this} is (or contains) the operator PyFlink inserts as {h}"),
+                ));
+            }
+            if parts.len() > 1 && parts.iter().any(|p| PYFLINK_DEFAULT_NAMES.contains(p)) {
+                out.push(f(
+                    &PYFLINK_FUSED_UID_DROPPED,
+                    format!(
+                        "{this} is {} PyFlink operators fused into one: a .uid() set on any but {:?} was dropped",
+                        parts.len(),
+                        parts.first().copied().unwrap_or_default()
+                    ),
+                ));
+            }
+        }
+    }
+    out
+}
