@@ -287,10 +287,7 @@ pub fn diff(old: &[OldOperator], new: &[GraphOperator], opts: RestoreOptions) ->
                             }
                             Identity::Different(what) => (
                                 Status::Shifted,
-                                format!(
-                                    "receives the state of {} ({what}): same operator ID, different operator",
-                                    old_label(o)
-                                ),
+                                format!("same operator ID, different operator ({what}): receives its state"),
                             ),
                             Identity::Unknown if empty => (Status::Restored, "no state to restore".into()),
                             Identity::Unknown => (
@@ -368,5 +365,98 @@ pub fn diff(old: &[OldOperator], new: &[GraphOperator], opts: RestoreOptions) ->
         verdict,
         reasons,
         entries,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hash::operator_id;
+
+    fn old(name: &str, bytes: i64) -> OldOperator {
+        OldOperator {
+            id: operator_id(name),
+            name: Some(name.into()),
+            max_parallelism: Some(128),
+            state: Some(StateInfo {
+                bytes,
+                empty: bytes == 0,
+                ..StateInfo::default()
+            }),
+            ..OldOperator::default()
+        }
+    }
+
+    fn new(id_of: &str, name: &str) -> GraphOperator {
+        GraphOperator {
+            id: operator_id(id_of),
+            name: Some(name.into()),
+            ..GraphOperator::default()
+        }
+    }
+
+    fn statuses(d: &Diff) -> Vec<Status> {
+        d.entries.iter().map(|e| e.status).collect()
+    }
+
+    #[test]
+    fn same_id_different_name_is_shifted_and_flink_still_restores() {
+        let d = diff(
+            &[old("p1", 10)],
+            &[new("p1", "other")],
+            RestoreOptions::default(),
+        );
+        assert_eq!(statuses(&d), [Status::Shifted]);
+        assert_eq!(d.verdict, Verdict::Restores);
+    }
+
+    #[test]
+    fn unclaimed_state_fails_unless_allowed_and_empty_state_is_skipped() {
+        let olds = [old("gone", 10), old("empty", 0)];
+        let d = diff(&olds, &[], RestoreOptions::default());
+        assert_eq!(statuses(&d), [Status::Orphaned, Status::SkippedEmpty]);
+        assert_eq!(d.verdict, Verdict::Fails);
+        let d = diff(
+            &olds,
+            &[],
+            RestoreOptions {
+                allow_non_restored_state: true,
+            },
+        );
+        assert_eq!(d.verdict, Verdict::RestoresDroppingState);
+    }
+
+    #[test]
+    fn explicit_max_parallelism_must_match_even_without_state() {
+        let mut n = new("empty", "empty");
+        n.max_parallelism = Some(256);
+        let d = diff(&[old("empty", 0)], &[n.clone()], RestoreOptions::default());
+        assert_eq!(
+            (statuses(&d), d.verdict),
+            (vec![Status::MaxParallelismMismatch], Verdict::Fails)
+        );
+        n.max_parallelism = None;
+        n.parallelism = Some(200);
+        let d = diff(&[old("empty", 0)], &[n], RestoreOptions::default());
+        assert_eq!(
+            d.verdict,
+            Verdict::Fails,
+            "parallelism above the adopted max parallelism"
+        );
+    }
+
+    #[test]
+    fn uid_hash_claims_state_and_positional_matches_without_names_are_unverified() {
+        let mut n = new("new-uid", "x");
+        n.uid_hash = Some(operator_id("p1"));
+        let d = diff(&[old("p1", 10)], &[n], RestoreOptions::default());
+        assert_eq!(
+            (statuses(&d), d.entries[0].matched_by),
+            (vec![Status::Restored], Some(MatchedBy::UidHash))
+        );
+        let mut o = old("p1", 10);
+        o.name = None;
+        let d = diff(&[o], &[new("p1", "x")], RestoreOptions::default());
+        assert_eq!(statuses(&d), [Status::Unverified]);
     }
 }

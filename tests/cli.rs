@@ -183,3 +183,21 @@ fn a_missing_file_and_a_bad_flag_exit_2() {
     );
     assert_eq!(sp(&["show", "--frobnicate", "x"]).status.code(), Some(2));
 }
+
+#[test]
+fn docs_rules_md_is_the_registry() {
+    // docs/rules.md is `sp-inspect rules --format markdown`; SP_INSPECT_UPDATE=1 rewrites it.
+    let out = sp(&["rules", "--format", "markdown"]);
+    assert!(out.status.success());
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/rules.md");
+    if std::env::var_os("SP_INSPECT_UPDATE").is_some() {
+        std::fs::write(&path, &out.stdout).expect("write docs/rules.md");
+    }
+    let doc = std::fs::read(&path).expect("docs/rules.md");
+    assert!(
+        doc == out.stdout,
+        "docs/rules.md is out of date: run with SP_INSPECT_UPDATE=1"
+    );
+    assert!(sp(&["rules", "STATE_SHIFTED"]).status.success());
+    assert_eq!(sp(&["rules", "NO_SUCH_RULE"]).status.code(), Some(2));
+}

@@ -1,5 +1,5 @@
 use super::*;
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
+use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 use std::io::{self, Write};
 
 /// The terminal report.
@@ -7,20 +7,24 @@ pub fn write_table(r: &GateReport, out: &mut dyn Write) -> io::Result<()> {
     for i in &r.inputs {
         writeln!(out, "{:<5} {} ({})", format!("{}:", i.role), i.path, i.kind)?;
     }
-    if let Some(line) = verdict_line(r) {
-        let d = r
-            .diff
-            .as_ref()
-            .map(|d| d.verdict.name())
-            .unwrap_or_default();
-        writeln!(out, "\nverdict: {} — {line}", d.to_uppercase())?;
-        for reason in r.diff.iter().flat_map(|d| &d.reasons) {
+    if let (Some(line), Some(d)) = (verdict_line(r), &r.diff) {
+        writeln!(
+            out,
+            "\nverdict: {} — {line}",
+            d.verdict.name().to_uppercase()
+        )?;
+        for reason in &d.reasons {
             writeln!(out, "  - {reason}")?;
         }
     }
     if let Some(d) = &r.diff {
         let mut t = Table::new();
-        t.load_preset(UTF8_FULL_CONDENSED);
+        t.load_preset(UTF8_FULL_CONDENSED)
+            .set_content_arrangement(ContentArrangement::Dynamic);
+        if t.width().is_none() {
+            // Not a terminal (CI logs): wrap the notes at a width logs still show in one screen.
+            t.set_width(180);
+        }
         t.set_header(vec![
             "#",
             "status",
@@ -43,13 +47,43 @@ pub fn write_table(r: &GateReport, out: &mut dyn Write) -> io::Result<()> {
     }
     if !r.findings.is_empty() {
         writeln!(out, "\nfindings:")?;
+        // Errors and warnings one by one; infos one line per rule (--format json lists them all).
+        let mut infos: Vec<(&str, Vec<String>)> = Vec::new();
         for f in &r.findings {
+            if f.severity > Severity::Info {
+                writeln!(
+                    out,
+                    "  {:<7} {:<30} {}",
+                    f.severity.name(),
+                    f.rule.id,
+                    f.message
+                )?;
+                continue;
+            }
+            let who = f
+                .name
+                .clone()
+                .or(f.uid.clone())
+                .or(f.operator_id.map(|i| i.to_string()))
+                .unwrap_or_default();
+            match infos.iter_mut().find(|(id, _)| *id == f.rule.id) {
+                Some((_, v)) => v.push(who),
+                None => infos.push((f.rule.id, vec![who])),
+            }
+        }
+        for (id, who) in infos {
+            let shown: Vec<&str> = who.iter().take(3).map(String::as_str).collect();
+            let more = match who.len() {
+                n if n > 3 => format!(" and {} more", n - 3),
+                _ => String::new(),
+            };
             writeln!(
                 out,
-                "  {:<7} {:<30} {}",
-                f.severity.name(),
-                f.rule.id,
-                f.message
+                "  {:<7} {:<30} {} operators: {}{more}",
+                "info",
+                id,
+                who.len(),
+                shown.join(", ")
             )?;
         }
     }
