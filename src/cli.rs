@@ -96,6 +96,12 @@ pub enum Command {
         /// (Flink before 2.0) by matching their hashes.
         #[arg(long, value_name = "FILE")]
         uids: Option<PathBuf>,
+        /// Also read the state files and show the state names of each operator.
+        #[arg(long)]
+        state: bool,
+        /// With --state: also read state files at absolute `file:` paths outside the snapshot directory.
+        #[arg(long, requires = "state")]
+        allow_absolute_paths: bool,
         /// The file is an unaligned checkpoint written by Flink 1.11, whose channel-state handles
         /// carry no subtask index.
         #[arg(long)]
@@ -142,6 +148,22 @@ pub enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = RulesFormat::Table)]
         format: RulesFormat,
+    },
+    /// Show what the state says: operator and keyed state names, source splits (Kafka topic, partition and
+    /// offset; files; number ranges), enumerator checkpoints, Sink V2 writer and committer states.
+    #[command(after_help = EXIT_CODES)]
+    State {
+        /// A savepoint/checkpoint directory or its `_metadata` file.
+        path: PathBuf,
+        /// Only this operator: its uid, ID or name.
+        #[arg(long, value_name = "UID|ID|NAME")]
+        operator: Option<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Table)]
+        format: Format,
+        /// Also read state files at absolute `file:` paths outside the snapshot directory.
+        #[arg(long)]
+        allow_absolute_paths: bool,
     },
     /// Print Flink's operator ID for each uid.
     #[command(after_help = EXIT_CODES)]

@@ -16,4 +16,5 @@ pub mod report;
 pub mod rules;
 pub mod run;
 pub mod show;
+pub mod state;
 pub mod stats;

@@ -11,6 +11,7 @@ use crate::metadata::DecodeOptions;
 use crate::report;
 use crate::rules::Severity;
 use crate::show::{build, parse_uid_list, ShowOptions};
+use crate::state::access::StateAccess;
 use std::fmt;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -165,6 +166,8 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<Outcome
             subtasks,
             resolve_paths,
             uids,
+            state,
+            allow_absolute_paths,
             flink_1_11_channel_state,
         } => {
             let mut opts = ShowOptions {
@@ -173,6 +176,16 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<Outcome
                 decode: decode_options(flink_1_11_channel_state),
                 ..ShowOptions::default()
             };
+            if state {
+                let dir = MetadataFile::open(&path)
+                    .map_err(RunError::Input)?
+                    .dir()
+                    .to_path_buf();
+                opts.state = Some(StateAccess {
+                    dir,
+                    allow_absolute: allow_absolute_paths,
+                });
+            }
             if let Some(f) = uids {
                 opts.uids = parse_uid_list(&read_text(&f)?)
                     .into_iter()
@@ -243,6 +256,69 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<Outcome
                 fail_on,
             );
             render_gate(&report, &gate, out)?
+        }
+        Command::State {
+            path,
+            operator,
+            format,
+            allow_absolute_paths,
+        } => {
+            let file = MetadataFile::open(&path).map_err(RunError::Input)?;
+            let access = StateAccess {
+                dir: file.dir().to_path_buf(),
+                allow_absolute: allow_absolute_paths,
+            };
+            let md = crate::metadata::decode(file.bytes(), DecodeOptions::default()).map_err(
+                |error| RunError::Decode {
+                    path: file.path.display().to_string(),
+                    error,
+                },
+            )?;
+            let selected: Vec<_> = md
+                .operators
+                .iter()
+                .filter(|o| match &operator {
+                    None => !o.is_empty(),
+                    Some(sel) => {
+                        o.uid.as_deref() == Some(sel.as_str())
+                            || o.name.as_deref() == Some(sel.as_str())
+                            || o.id.to_string().eq_ignore_ascii_case(sel)
+                            || o.id == operator_id(sel)
+                    }
+                })
+                .collect();
+            if let (Some(sel), true) = (&operator, selected.is_empty()) {
+                return Err(RunError::Usage(format!(
+                    "{}: no operator with uid, ID or name {sel:?}",
+                    file.path.display()
+                )));
+            }
+            let reports: Vec<_> = selected
+                .iter()
+                .map(|o| crate::state::inspect(o, &access))
+                .collect();
+            for r in &reports {
+                for s in &r.subtasks {
+                    for p in &s.problems {
+                        writeln!(
+                            err,
+                            "sp-inspect: warning: {}: operator {} subtask {}: {p}",
+                            file.path.display(),
+                            r.id,
+                            s.index
+                        )?;
+                    }
+                }
+            }
+            match format {
+                Format::Table => report::state::write_table(&reports, out)?,
+                Format::Json => {
+                    let doc = report::state::to_json(&file.path.display().to_string(), &reports);
+                    serde_json::to_writer_pretty(&mut *out, &doc).map_err(io::Error::from)?;
+                    writeln!(out)?;
+                }
+            }
+            Outcome::Clean
         }
         Command::Rules { id, format } => {
             let rule = match id {

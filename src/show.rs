@@ -18,6 +18,8 @@ pub struct ShowOptions {
     pub uids: HashMap<OperatorId, String>,
     /// Layout choices.
     pub decode: DecodeOptions,
+    /// Read state files to list state names (`--state`).
+    pub state: Option<crate::state::access::StateAccess>,
 }
 
 /// Where an operator's uid came from.
@@ -76,6 +78,47 @@ pub struct OperatorRow {
     pub summary: OperatorSummary,
     /// Per-subtask detail (with `--subtasks`).
     pub subtasks: Vec<SubtaskRow>,
+    /// State names read from the state files (with `--state`).
+    pub state_names: Option<StateNames>,
+}
+
+/// The state names of an operator, from its state files.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StateNames {
+    /// Operator (non-keyed) states: name and kind.
+    pub operator: Vec<(String, String)>,
+    /// Keyed states: name and kind (`VALUE`, `MAP`, …).
+    pub keyed: Vec<(String, String)>,
+    /// Problems reading the state files.
+    pub problems: Vec<String>,
+}
+
+fn state_names(op: &OperatorState, access: &crate::state::access::StateAccess) -> StateNames {
+    let report = crate::state::inspect(op, access);
+    let mut names = StateNames::default();
+    for s in &report.subtasks {
+        for n in &s.operator_states {
+            let entry = (
+                n.name.clone(),
+                n.kind.clone().unwrap_or_else(|| n.mode.to_string()),
+            );
+            if !names.operator.contains(&entry) {
+                names.operator.push(entry);
+            }
+        }
+        for k in &s.keyed_states {
+            let entry = (k.name.clone(), k.kind.clone());
+            if !names.keyed.contains(&entry) {
+                names.keyed.push(entry);
+            }
+        }
+        for p in &s.problems {
+            if !names.problems.contains(p) {
+                names.problems.push(p.clone());
+            }
+        }
+    }
+    names
 }
 
 /// Everything `show` prints.
@@ -121,7 +164,11 @@ pub fn build(file: &MetadataFile, opts: &ShowOptions) -> Result<ShowReport, Deco
             ));
         }
         check_operator(&op, file, &mut warnings);
-        operators.push(row(op, opts, file));
+        let names = opts.state.as_ref().map(|a| state_names(&op, a));
+        for p in names.iter().flat_map(|n| &n.problems) {
+            warnings.push(format!("operator {}: {p}", op.id));
+        }
+        operators.push(row(op, opts, file, names));
     }
     let tail = d.finish()?;
     if !tail.trailing_bytes.is_empty() {
@@ -202,7 +249,12 @@ fn for_each_relative(h: &AnyHandle<'_>, f: &mut dyn FnMut(&str)) {
     }
 }
 
-fn row(op: OperatorState, opts: &ShowOptions, file: &MetadataFile) -> OperatorRow {
+fn row(
+    op: OperatorState,
+    opts: &ShowOptions,
+    file: &MetadataFile,
+    state_names: Option<StateNames>,
+) -> OperatorRow {
     let dir = opts.resolve_paths.then(|| file.dir());
     let (uid, uid_source) = match (&op.uid, opts.uids.get(&op.id)) {
         (Some(u), _) => (Some(u.clone()), Some(UidSource::Metadata)),
@@ -244,6 +296,7 @@ fn row(op: OperatorState, opts: &ShowOptions, file: &MetadataFile) -> OperatorRo
         fully_finished: op.fully_finished(),
         summary: op.summary(),
         subtasks,
+        state_names,
     }
 }
 

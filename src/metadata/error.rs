@@ -64,6 +64,8 @@ pub enum ErrorKind {
     },
     /// The Java serialization trailer is malformed.
     BadTrailer(String),
+    /// Well-formed, but a construct this tool does not read.
+    Unsupported(String),
 }
 
 impl fmt::Display for ErrorKind {
@@ -108,6 +110,7 @@ impl fmt::Display for ErrorKind {
                 write!(f, "{what} is {value}: expected {expected}")
             }
             ErrorKind::BadTrailer(msg) => write!(f, "bad checkpoint-properties trailer: {msg}"),
+            ErrorKind::Unsupported(what) => write!(f, "unsupported: {what}"),
         }
     }
 }

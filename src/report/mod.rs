@@ -5,6 +5,7 @@ pub mod handles;
 pub mod hash;
 pub mod rules;
 pub mod show;
+pub mod state;
 
 /// Human-readable byte count (`1.5 KiB`).
 pub fn human_bytes(n: i64) -> String {

@@ -66,7 +66,8 @@ pub fn write_table(r: &ShowReport, out: &mut dyn Write) -> io::Result<()> {
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Disabled);
-    t.set_header(vec![
+    let with_names = r.operators.iter().any(|o| o.state_names.is_some());
+    let mut header = vec![
         "operator id",
         "name",
         "uid",
@@ -77,7 +78,11 @@ pub fn write_table(r: &ShowReport, out: &mut dyn Write) -> io::Result<()> {
         "state",
         "kinds",
         "operator states",
-    ]);
+    ];
+    if with_names {
+        header.push("keyed states");
+    }
+    t.set_header(header);
     for o in &r.operators {
         let uid = match (&o.uid, o.uid_source) {
             (Some(u), Some(UidSource::UidsFile)) => format!("{u} (--uids)"),
@@ -100,13 +105,21 @@ pub fn write_table(r: &ShowReport, out: &mut dyn Write) -> io::Result<()> {
             )
         };
         let kinds: Vec<_> = o.summary.kinds.iter().map(|k| k.name()).collect();
-        let states: Vec<_> = o
-            .summary
-            .operator_states
-            .iter()
-            .map(|(n, m)| format!("{n} ({})", m.name()))
-            .collect();
-        t.add_row(vec![
+        // With --state, the kinds read from the state files; else the modes recorded in _metadata.
+        let states: Vec<_> = match &o.state_names {
+            Some(n) => n
+                .operator
+                .iter()
+                .map(|(n, k)| format!("{n} ({k})"))
+                .collect(),
+            None => o
+                .summary
+                .operator_states
+                .iter()
+                .map(|(n, m)| format!("{n} ({})", m.name()))
+                .collect(),
+        };
+        let mut row = vec![
             Cell::new(o.id.to_string()),
             Cell::new(o.name.as_deref().unwrap_or("-")),
             Cell::new(uid),
@@ -130,7 +143,16 @@ pub fn write_table(r: &ShowReport, out: &mut dyn Write) -> io::Result<()> {
             } else {
                 states.join(", ")
             }),
-        ]);
+        ];
+        if let Some(n) = &o.state_names {
+            let keyed: Vec<_> = n.keyed.iter().map(|(n, k)| format!("{n} ({k})")).collect();
+            row.push(Cell::new(if keyed.is_empty() {
+                "-".into()
+            } else {
+                keyed.join(", ")
+            }));
+        }
+        t.add_row(row);
     }
     writeln!(out, "{t}")?;
     if r.header.version < 5 && r.operators.iter().any(|o| o.uid.is_none()) {
@@ -187,6 +209,13 @@ pub fn to_json(r: &ShowReport, with_subtasks: bool) -> Value {
                 "state_kinds": o.summary.kinds.iter().map(|k| k.name()).collect::<Vec<_>>(),
                 "operator_states": o.summary.operator_states.iter().map(|(n, m)| json!({"name": n, "mode": m.name()})).collect::<Vec<_>>(),
             });
+            if let Some(n) = &o.state_names {
+                v["state_names"] = json!({
+                    "operator": n.operator.iter().map(|(n, k)| json!({"name": n, "kind": k})).collect::<Vec<_>>(),
+                    "keyed": n.keyed.iter().map(|(n, k)| json!({"name": n, "kind": k})).collect::<Vec<_>>(),
+                    "problems": n.problems,
+                });
+            }
             if with_subtasks {
                 v["subtasks"] = o
                     .subtasks

@@ -1,0 +1,169 @@
+//! Output of `sp-inspect state`.
+
+use crate::state::connectors::{Committable, EnumeratorState, SinkState, Split};
+use crate::state::OperatorReport;
+use serde_json::{json, Value};
+use std::io::{self, Write};
+
+/// One line per split.
+pub fn split_line(s: &Split) -> String {
+    match s {
+        Split::Kafka {
+            topic,
+            partition,
+            starting_offset,
+            stopping_offset,
+        } => {
+            format!(
+                "kafka {topic}-{partition}: from offset {starting_offset}, stop {stopping_offset}"
+            )
+        }
+        Split::NumberSequence { id, from, to } => {
+            format!("number sequence split {id}: next {from}, last {to}")
+        }
+        Split::File {
+            id,
+            path,
+            offset,
+            length,
+            position,
+            ..
+        } => format!(
+            "file split {id}: {} [{offset}+{length}]{}",
+            path.as_deref().unwrap_or("?"),
+            position.map_or(String::new(), |(o, r)| format!(
+                ", resumes at {o} after {r} records"
+            ))
+        ),
+        Split::Unknown(o) => format!(
+            "unknown split: version {}, {} bytes, {}",
+            o.version, o.length, o.hex_prefix
+        ),
+    }
+}
+
+fn sink_lines(s: &SinkState) -> Vec<String> {
+    match s {
+        SinkState::KafkaWriter { transactional_id_prefix, owned_subtask_id, precommitted, .. } => {
+            let mut v = vec![format!(
+                "kafka writer: transactional id prefix {transactional_id_prefix:?}{}",
+                owned_subtask_id.map_or(String::new(), |o| format!(", owns subtask {o}"))
+            )];
+            v.extend(precommitted.iter().map(|(t, c)| format!("  precommitted transaction {t} (checkpoint {c})")));
+            v
+        }
+        SinkState::Committables { checkpoints, .. } => checkpoints
+            .iter()
+            .flat_map(|c| {
+                let at = c.checkpoint_id.map_or("legacy state".to_string(), |id| format!("checkpoint {id}"));
+                c.committables.iter().map(move |p| match &p.committable {
+                    Committable::Kafka { transactional_id, producer_id, epoch } => format!(
+                        "{at}: pending kafka transaction {transactional_id} (producer {producer_id}, epoch {epoch}), {}",
+                        p.state
+                    ),
+                    Committable::Other(o) => format!(
+                        "{at}: pending committable (version {}, {} bytes), {}",
+                        o.version, o.length, p.state
+                    ),
+                })
+            })
+            .collect(),
+        SinkState::Unknown(o) => vec![format!("unknown sink state: version {}, {} bytes", o.version, o.length)],
+    }
+}
+
+fn enum_lines(e: &EnumeratorState) -> Vec<String> {
+    match e {
+        EnumeratorState::Kafka {
+            version,
+            partitions,
+            ..
+        } => {
+            let mut v = vec![format!(
+                "kafka enumerator (state version {version}): {} partitions",
+                partitions.len()
+            )];
+            v.extend(partitions.iter().map(|(t, p, s)| format!("  {t}-{p} {s}")));
+            v
+        }
+        EnumeratorState::NumberSequence { splits } => {
+            let mut v = vec![format!(
+                "number sequence enumerator: {} unassigned splits",
+                splits.len()
+            )];
+            v.extend(splits.iter().map(|s| format!("  {}", split_line(s))));
+            v
+        }
+        EnumeratorState::Unknown(o) => {
+            vec![format!(
+                "unknown enumerator: version {}, {} bytes, {}",
+                o.version, o.length, o.hex_prefix
+            )]
+        }
+    }
+}
+
+/// The human-readable report.
+pub fn write_table(reports: &[OperatorReport], out: &mut dyn Write) -> io::Result<()> {
+    for r in reports {
+        let label = crate::diff::label(
+            &crate::model::OperatorId::from_hex(&r.id).unwrap_or_default(),
+            r.uid.as_deref(),
+            r.name.as_deref(),
+        );
+        writeln!(
+            out,
+            "operator {} {}",
+            r.id,
+            if label == r.id { String::new() } else { label }
+        )?;
+        if let Some(c) = &r.coordinator {
+            for l in enum_lines(&c.enumerator) {
+                writeln!(out, "  coordinator: {l}")?;
+            }
+        }
+        for s in &r.subtasks {
+            writeln!(out, "  subtask {}", s.index)?;
+            for n in &s.operator_states {
+                writeln!(
+                    out,
+                    "    {} ({}{}): {} elements",
+                    n.name,
+                    n.kind.as_deref().unwrap_or(n.mode),
+                    n.serializer
+                        .as_deref()
+                        .map_or(String::new(), |x| format!(", {x}")),
+                    n.elements
+                )?;
+                for sp in &n.splits {
+                    writeln!(out, "      {}", split_line(sp))?;
+                }
+                for st in &n.sink {
+                    for l in sink_lines(st) {
+                        writeln!(out, "      {l}")?;
+                    }
+                }
+            }
+            for k in &s.keyed_states {
+                writeln!(
+                    out,
+                    "    keyed {} ({}{})",
+                    k.name,
+                    k.kind,
+                    k.serializer
+                        .as_deref()
+                        .map_or(String::new(), |x| format!(", {x}"))
+                )?;
+            }
+            for p in &s.problems {
+                writeln!(out, "    problem: {p}")?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The JSON document (`sp-inspect/state-v1`).
+pub fn to_json(path: &str, reports: &[OperatorReport]) -> Value {
+    json!({"schema": "sp-inspect/state-v1", "path": path, "operators": reports})
+}

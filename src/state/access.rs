@@ -1,0 +1,169 @@
+//! Reading the bytes behind a stream handle: inline bytes, a file relative to the snapshot directory, an
+//! absolute `file:` path (only when allowed), or a byte range of a merged file. Never writes; never
+//! follows a relative path out of the snapshot directory.
+
+use crate::input::resolve_relative;
+use crate::model::StreamHandle;
+use std::fmt;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+/// Where state files are looked up.
+#[derive(Debug, Clone)]
+pub struct StateAccess {
+    /// The directory holding `_metadata`.
+    pub dir: PathBuf,
+    /// Whether absolute `file:` paths may be read.
+    pub allow_absolute: bool,
+}
+
+/// Why a handle's bytes could not be read.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AccessError {
+    /// A relative path that climbs out of the snapshot directory.
+    Escapes(String),
+    /// An absolute path, not allowed without `--allow-absolute-paths`.
+    AbsoluteNotAllowed(String),
+    /// A path on a file system this tool does not read (s3://, hdfs://, …).
+    Remote(String),
+    /// The file could not be read.
+    Io {
+        /// Which file.
+        path: String,
+        /// What the operating system said.
+        error: String,
+    },
+    /// The handle holds no bytes (a null delegate).
+    Missing,
+}
+
+impl fmt::Display for AccessError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AccessError::Escapes(p) => write!(
+                f,
+                "relative path {p:?} leaves the snapshot directory; not followed"
+            ),
+            AccessError::AbsoluteNotAllowed(p) => {
+                write!(
+                    f,
+                    "{p} is outside the snapshot directory; pass --allow-absolute-paths to read it"
+                )
+            }
+            AccessError::Remote(p) => write!(
+                f,
+                "{p} is on a remote file system; copy it next to _metadata to read it"
+            ),
+            AccessError::Io { path, error } => write!(f, "{path}: {error}"),
+            AccessError::Missing => write!(f, "the handle has no data"),
+        }
+    }
+}
+
+fn local_path(path: &str) -> Option<PathBuf> {
+    let p = path
+        .strip_prefix("file://")
+        .or_else(|| path.strip_prefix("file:"))
+        .unwrap_or(path);
+    if path.contains("://") && !path.starts_with("file:") {
+        return None;
+    }
+    // `file:///x` leaves `/x`, `file:/x` leaves `/x`.
+    Some(PathBuf::from(format!("/{}", p.trim_start_matches('/'))))
+}
+
+fn read_range(path: &Path, start: u64, len: Option<u64>) -> Result<Vec<u8>, AccessError> {
+    let io = |e: std::io::Error| AccessError::Io {
+        path: path.display().to_string(),
+        error: e.to_string(),
+    };
+    let mut f = std::fs::File::open(path).map_err(io)?;
+    f.seek(SeekFrom::Start(start)).map_err(io)?;
+    let mut out = Vec::new();
+    match len {
+        Some(n) => {
+            f.take(n).read_to_end(&mut out).map_err(io)?;
+            if (out.len() as u64) < n {
+                return Err(AccessError::Io {
+                    path: path.display().to_string(),
+                    error: format!(
+                        "expected {n} bytes from offset {start}, the file has {}",
+                        out.len()
+                    ),
+                });
+            }
+        }
+        None => {
+            f.read_to_end(&mut out).map_err(io)?;
+        }
+    }
+    Ok(out)
+}
+
+impl StateAccess {
+    fn absolute(&self, path: &str) -> Result<PathBuf, AccessError> {
+        let local = local_path(path).ok_or_else(|| AccessError::Remote(path.to_string()))?;
+        if !self.allow_absolute {
+            return Err(AccessError::AbsoluteNotAllowed(path.to_string()));
+        }
+        Ok(local)
+    }
+
+    /// The bytes of a stream handle.
+    pub fn read(&self, h: &StreamHandle) -> Result<Vec<u8>, AccessError> {
+        match h {
+            StreamHandle::ByteStream { data, .. } => Ok(data.clone()),
+            StreamHandle::RelativeFile { path, .. } => {
+                let p = resolve_relative(&self.dir, path)
+                    .ok_or_else(|| AccessError::Escapes(path.clone()))?;
+                read_range(&p, 0, None)
+            }
+            StreamHandle::File { path, .. } => read_range(&self.absolute(path)?, 0, None),
+            StreamHandle::Segment {
+                path, start, size, ..
+            } => read_range(
+                &self.absolute(path)?,
+                (*start).max(0) as u64,
+                Some((*size).max(0) as u64),
+            ),
+            StreamHandle::EmptySegment => Ok(Vec::new()),
+            StreamHandle::KeyGroups(k) => k
+                .delegate
+                .as_ref()
+                .map_or(Err(AccessError::Missing), |d| self.read(d)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn absolute_paths_need_permission_and_remote_ones_are_refused() {
+        let a = StateAccess {
+            dir: PathBuf::from("/nonexistent"),
+            allow_absolute: false,
+        };
+        let h = StreamHandle::File {
+            size: 1,
+            path: "file:/tmp/x".into(),
+        };
+        assert_eq!(
+            a.read(&h),
+            Err(AccessError::AbsoluteNotAllowed("file:/tmp/x".into()))
+        );
+        let h = StreamHandle::File {
+            size: 1,
+            path: "s3://bucket/x".into(),
+        };
+        assert_eq!(a.read(&h), Err(AccessError::Remote("s3://bucket/x".into())));
+        let h = StreamHandle::RelativeFile {
+            path: "../x".into(),
+            size: 1,
+        };
+        assert_eq!(a.read(&h), Err(AccessError::Escapes("../x".into())));
+        assert_eq!(local_path("file:///a/b"), Some(PathBuf::from("/a/b")));
+        assert_eq!(local_path("file:/a/b"), Some(PathBuf::from("/a/b")));
+    }
+}

@@ -1,0 +1,579 @@
+//! What source and sink state says: FLIP-27 splits (Kafka, FileSource, NumberSequenceSource), split
+//! enumerator checkpoints, and Sink V2 writer and committer states (Kafka). Layouts from
+//! shared/reference/connector-state.md; a payload that matches no known layout exactly is shown as
+//! version, length and a hex prefix — never guessed.
+
+use crate::metadata::reader::{Cursor, Result};
+use serde::Serialize;
+
+/// How a Kafka offset is written: a concrete offset or one of the connector's markers.
+pub fn kafka_offset(v: i64) -> String {
+    match v {
+        i64::MIN => "none".into(),
+        -1 => "latest".into(),
+        -2 => "earliest".into(),
+        -3 => "committed".into(),
+        v => v.to_string(),
+    }
+}
+
+/// An opaque payload, described.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Opaque {
+    /// Serializer version.
+    pub version: i32,
+    /// Payload length.
+    pub length: usize,
+    /// The first bytes, in hex.
+    pub hex_prefix: String,
+}
+
+fn opaque(version: i32, bytes: &[u8]) -> Opaque {
+    Opaque {
+        version,
+        length: bytes.len(),
+        hex_prefix: hex::encode(bytes.get(..32).unwrap_or(bytes)),
+    }
+}
+
+/// A FLIP-27 source split.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Split {
+    /// `KafkaPartitionSplit`.
+    Kafka {
+        /// Topic.
+        topic: String,
+        /// Partition.
+        partition: i32,
+        /// Next offset to read, or a marker (`earliest`, `latest`, `committed`).
+        starting_offset: String,
+        /// Offset to stop at, or `none` (unbounded).
+        stopping_offset: String,
+    },
+    /// `NumberSequenceSource.NumberSequenceSplit`.
+    NumberSequence {
+        /// Split ID.
+        id: String,
+        /// Next number.
+        from: i64,
+        /// Last number.
+        to: i64,
+    },
+    /// `FileSourceSplit`.
+    File {
+        /// Split ID.
+        id: String,
+        /// The file.
+        path: Option<String>,
+        /// Start of the split in the file.
+        offset: i64,
+        /// Length of the split.
+        length: i64,
+        /// File modification time (newer releases).
+        modification_time: Option<i64>,
+        /// File size (newer releases).
+        file_size: Option<i64>,
+        /// Checkpointed reader position: (offset, records after offset).
+        position: Option<(i64, i64)>,
+    },
+    /// A split this tool does not know.
+    Unknown(Opaque),
+}
+
+/// Reads a Flink `StringValue` string (varint length + 1, then varint chars); `None` for null.
+fn string_value(c: &mut Cursor<'_>) -> Result<Option<String>> {
+    fn varint(c: &mut Cursor<'_>) -> Result<u32> {
+        let mut v: u32 = 0;
+        for shift in (0..35).step_by(7) {
+            let b = c.u8()?;
+            v |= u32::from(b & 0x7F).checked_shl(shift).unwrap_or(0);
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err(c.error(crate::metadata::ErrorKind::BadValue {
+            what: "varint",
+            value: -1,
+            expected: "at most 5 bytes",
+        }))
+    }
+    let n = varint(c)?;
+    if n == 0 {
+        return Ok(None);
+    }
+    let len = c.check_count(c.offset(), "string length", i64::from(n - 1), 1)?;
+    let mut units = Vec::with_capacity(len);
+    for _ in 0..len {
+        units.push(u16::try_from(varint(c)?).unwrap_or(0xFFFD));
+    }
+    Ok(Some(String::from_utf16_lossy(&units)))
+}
+
+fn nullable_string(c: &mut Cursor<'_>) -> Result<Option<String>> {
+    if c.u8()? != 0 {
+        string_value(c)
+    } else {
+        Ok(None)
+    }
+}
+
+/// Flink's `Path.serializeToDataOutputView`: a presence flag, then the URI's parts.
+fn path(c: &mut Cursor<'_>) -> Result<Option<String>> {
+    if c.u8()? == 0 {
+        return Ok(None);
+    }
+    let scheme = nullable_string(c)?;
+    let user = nullable_string(c)?;
+    let host = nullable_string(c)?;
+    let port = c.i32()?;
+    let path = nullable_string(c)?.unwrap_or_default();
+    let _query = nullable_string(c)?;
+    let _fragment = nullable_string(c)?;
+    let mut s = String::new();
+    if let Some(sc) = scheme {
+        s.push_str(&sc);
+        s.push(':');
+        if host.is_some() {
+            s.push_str("//");
+        }
+    }
+    if let Some(u) = user {
+        s.push_str(&u);
+        s.push('@');
+    }
+    if let Some(h) = host {
+        s.push_str(&h);
+        if port >= 0 {
+            s.push_str(&format!(":{port}"));
+        }
+    }
+    s.push_str(&path);
+    Ok(Some(s))
+}
+
+/// Runs `read` over all of `bytes`; `None` unless it succeeds and consumes every byte.
+fn exactly<T>(bytes: &[u8], read: impl FnOnce(&mut Cursor<'_>) -> Result<T>) -> Option<T> {
+    let mut c = Cursor::new(bytes);
+    let v = read(&mut c).ok()?;
+    (c.remaining() == 0).then_some(v)
+}
+
+fn kafka_split(c: &mut Cursor<'_>) -> Result<Split> {
+    Ok(Split::Kafka {
+        topic: c.utf()?,
+        partition: c.i32()?,
+        starting_offset: kafka_offset(c.i64()?),
+        stopping_offset: kafka_offset(c.i64()?),
+    })
+}
+
+fn number_split(c: &mut Cursor<'_>) -> Result<Split> {
+    Ok(Split::NumberSequence {
+        id: c.utf()?,
+        from: c.i64()?,
+        to: c.i64()?,
+    })
+}
+
+fn file_split(c: &mut Cursor<'_>, with_file_info: bool) -> Result<Split> {
+    let id = c.utf()?;
+    let path = path(c)?;
+    let offset = c.i64()?;
+    let length = c.i64()?;
+    let (modification_time, file_size) = if with_file_info {
+        (Some(c.i64()?), Some(c.i64()?))
+    } else {
+        (None, None)
+    };
+    let hosts = c.count("host count", 2)?;
+    for _ in 0..hosts {
+        c.utf()?;
+    }
+    let position = if c.u8()? != 0 {
+        Some((c.i64()?, c.i64()?))
+    } else {
+        None
+    };
+    Ok(Split::File {
+        id,
+        path,
+        offset,
+        length,
+        modification_time,
+        file_size,
+        position,
+    })
+}
+
+/// Decodes a split from its serializer version and bytes: the first known layout that reads every byte.
+pub fn split(version: i32, bytes: &[u8]) -> Split {
+    let found = match version {
+        0 => exactly(bytes, kafka_split),
+        1 => exactly(bytes, number_split)
+            .or_else(|| exactly(bytes, |c| file_split(c, true)))
+            .or_else(|| exactly(bytes, |c| file_split(c, false))),
+        _ => None,
+    };
+    found.unwrap_or_else(|| Split::Unknown(opaque(version, bytes)))
+}
+
+/// A split enumerator checkpoint (the source coordinator's state).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum EnumeratorState {
+    /// `KafkaSourceEnumState`.
+    Kafka {
+        /// Serializer version (0–3).
+        version: i32,
+        /// Partitions: topic, partition, status (`assigned`/`unassigned`).
+        partitions: Vec<(String, i32, String)>,
+        /// Version 3: the splits as discovered (with their starting offsets).
+        splits: Vec<Split>,
+        /// Versions 2+: whether the first partition discovery finished.
+        initial_discovery_finished: Option<bool>,
+    },
+    /// `NumberSequenceSource`'s remaining splits.
+    NumberSequence {
+        /// Splits not yet assigned.
+        splits: Vec<Split>,
+    },
+    /// An enumerator this tool does not know.
+    Unknown(Opaque),
+}
+
+fn status(code: i32) -> String {
+    match code {
+        0 => "assigned".into(),
+        1 => "unassigned".into(),
+        c => format!("status {c}"),
+    }
+}
+
+fn kafka_enum(version: i32, c: &mut Cursor<'_>) -> Result<EnumeratorState> {
+    let mut partitions = Vec::new();
+    let mut splits = Vec::new();
+    let mut initial = None;
+    match version {
+        0 => {
+            let subtasks = c.count("subtask count", 8)?;
+            let split_version = c.i32()?;
+            for _ in 0..subtasks {
+                let _subtask = c.i32()?;
+                let n = c.count("split count", 4)?;
+                for _ in 0..n {
+                    let s = split(split_version, c.byte_array("split length")?);
+                    if let Split::Kafka {
+                        topic, partition, ..
+                    } = &s
+                    {
+                        partitions.push((topic.clone(), *partition, status(0)));
+                    }
+                    splits.push(s);
+                }
+            }
+        }
+        1 | 2 => {
+            let n = c.count("partition count", 6)?;
+            for _ in 0..n {
+                let topic = c.utf()?;
+                let partition = c.i32()?;
+                let code = if version == 2 { c.i32()? } else { 0 };
+                partitions.push((topic, partition, status(code)));
+            }
+            if version == 2 {
+                initial = Some(c.u8()? != 0);
+            }
+        }
+        3 => {
+            let n = c.count("split count", 8)?;
+            let split_version = c.i32()?;
+            for _ in 0..n {
+                let s = split(split_version, c.byte_array("split length")?);
+                let code = c.i32()?;
+                if let Split::Kafka {
+                    topic, partition, ..
+                } = &s
+                {
+                    partitions.push((topic.clone(), *partition, status(code)));
+                }
+                splits.push(s);
+            }
+            initial = Some(c.u8()? != 0);
+        }
+        _ => return Err(c.error(crate::metadata::ErrorKind::UnsupportedVersion(version))),
+    }
+    Ok(EnumeratorState::Kafka {
+        version,
+        partitions,
+        splits,
+        initial_discovery_finished: initial,
+    })
+}
+
+fn number_enum(c: &mut Cursor<'_>) -> Result<EnumeratorState> {
+    let n = c.count("split count", 18)?;
+    let mut splits = Vec::with_capacity(n);
+    for _ in 0..n {
+        splits.push(number_split(c)?);
+    }
+    Ok(EnumeratorState::NumberSequence { splits })
+}
+
+/// The coordinator state of a FLIP-27 source.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Coordinator {
+    /// `SourceCoordinator` serde version (0: Flink ≤ 1.12, 1: 1.13+).
+    pub serde_version: i32,
+    /// The enumerator checkpoint.
+    pub enumerator: EnumeratorState,
+}
+
+/// Decodes a source coordinator's state; `None` when the bytes are not a source coordinator's.
+pub fn coordinator(bytes: &[u8]) -> Option<Coordinator> {
+    let mut c = Cursor::new(bytes);
+    let serde_version = c.i32().ok()?;
+    if !(0..=1).contains(&serde_version) {
+        return None;
+    }
+    let version = c.i32().ok()?;
+    let payload = c.byte_array("enumerator checkpoint length").ok()?;
+    if serde_version == 1 && c.remaining() != 0 {
+        return None;
+    }
+    // NumberSequenceSource's enumerator (version 1) and Kafka's version 1 differ per entry (two longs
+    // after the split id, or one int after the topic): the layout that reads every byte wins.
+    let enumerator = match version {
+        1 => exactly(payload, number_enum).or_else(|| exactly(payload, |c| kafka_enum(1, c))),
+        v => exactly(payload, |c| kafka_enum(v, c)),
+    }
+    .unwrap_or_else(|| EnumeratorState::Unknown(opaque(version, payload)));
+    Some(Coordinator {
+        serde_version,
+        enumerator,
+    })
+}
+
+/// Sink V2 state: a writer's or a committer's.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum SinkState {
+    /// `KafkaWriterState`.
+    KafkaWriter {
+        /// Serializer version (1 or 2).
+        version: i32,
+        /// The transactional id prefix.
+        transactional_id_prefix: String,
+        /// v2: the subtask whose transactions this state owns (-1 unknown).
+        owned_subtask_id: Option<i32>,
+        /// v2: how many subtasks own transactions (-1 unknown).
+        owned_subtasks: Option<i32>,
+        /// v2: transaction ownership (`IMPLICIT_BY_SUBTASK_ID`, `EXPLICIT_BY_WRITER_STATE`).
+        ownership: Option<String>,
+        /// v2: precommitted transactions: (transactional id, checkpoint id).
+        precommitted: Vec<(String, i64)>,
+    },
+    /// The committer's `CommittableCollector`.
+    Committables {
+        /// Collector serializer version (1 legacy, 2 since 1.15).
+        version: i32,
+        /// Pending committables per checkpoint.
+        checkpoints: Vec<CheckpointCommittables>,
+    },
+    /// A state this tool does not know.
+    Unknown(Opaque),
+}
+
+/// Committables of one checkpoint.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CheckpointCommittables {
+    /// The checkpoint (`9223372036854775807` = end of input); `None` in the legacy (Flink 1.13/1.14) layout.
+    pub checkpoint_id: Option<i64>,
+    /// Committables, with the subtask that wrote each.
+    pub committables: Vec<PendingCommittable>,
+}
+
+/// One committable not yet committed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PendingCommittable {
+    /// Subtask that wrote it.
+    pub subtask_id: Option<i32>,
+    /// What it is.
+    pub committable: Committable,
+    /// Commit state (`RECEIVED`, `RETRY`, `FAILED`, `COMMITTED`).
+    pub state: String,
+}
+
+/// A committable.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Committable {
+    /// `KafkaCommittable`: a pending Kafka transaction.
+    Kafka {
+        /// Producer epoch.
+        epoch: i16,
+        /// Producer ID.
+        producer_id: i64,
+        /// Transactional ID.
+        transactional_id: String,
+    },
+    /// Another sink's committable (e.g. FileSink's pending file).
+    Other(Opaque),
+}
+
+const COLLECTOR_MAGIC: i32 = 0xB91F_252Cu32 as i32;
+
+fn committable(version: i32, bytes: &[u8]) -> Committable {
+    let kafka = (version == 1).then(|| {
+        exactly(bytes, |c| {
+            let epoch = c.u16()? as i16;
+            Ok(Committable::Kafka {
+                epoch,
+                producer_id: c.i64()?,
+                transactional_id: c.utf()?,
+            })
+        })
+    });
+    kafka
+        .flatten()
+        .unwrap_or_else(|| Committable::Other(opaque(version, bytes)))
+}
+
+fn request_state(o: i32) -> String {
+    match o {
+        0 => "RECEIVED".into(),
+        1 => "RETRY".into(),
+        2 => "FAILED".into(),
+        3 => "COMMITTED".into(),
+        o => format!("state {o}"),
+    }
+}
+
+fn collector_v2(c: &mut Cursor<'_>) -> Result<Vec<CheckpointCommittables>> {
+    let checkpoint_version = c.i32()?;
+    let n = c.count("checkpoint count", 4)?;
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        let entry = c.byte_array("checkpoint entry length")?;
+        let mut e = Cursor::nested(entry, 0, c);
+        let checkpoint_id = e.i64()?;
+        if checkpoint_version >= 1 {
+            e.i32()?; // number of subtasks
+        }
+        let subtask_version = e.i32()?;
+        let subtasks = e.count("subtask count", 4)?;
+        let mut committables = Vec::new();
+        for _ in 0..subtasks {
+            let sub = e.byte_array("subtask entry length")?;
+            let mut s = Cursor::nested(sub, 0, &e);
+            let subtask_id = if subtask_version >= 1 {
+                Some(s.i32()?)
+            } else {
+                None
+            };
+            let _request_version = s.i32()?;
+            let requests = s.count("request count", 4)?;
+            for _ in 0..requests {
+                let req = s.byte_array("request length")?;
+                let mut r = Cursor::nested(req, 0, &s);
+                let version = r.i32()?;
+                let bytes = r.byte_array("committable length")?;
+                let _retries = r.i32()?;
+                let state = request_state(r.i32()?);
+                committables.push(PendingCommittable {
+                    subtask_id,
+                    committable: committable(version, bytes),
+                    state,
+                });
+            }
+        }
+        out.push(CheckpointCommittables {
+            checkpoint_id: Some(checkpoint_id),
+            committables,
+        });
+    }
+    Ok(out)
+}
+
+/// The legacy collector (version 1, Flink 1.13/1.14 `StreamingCommitterState`): a list of committables.
+fn collector_v1(c: &mut Cursor<'_>) -> Result<Vec<CheckpointCommittables>> {
+    let version = c.i32()?;
+    let n = c.count("committable count", 4)?;
+    let mut committables = Vec::with_capacity(n);
+    for _ in 0..n {
+        let bytes = c.byte_array("committable length")?;
+        committables.push(PendingCommittable {
+            subtask_id: None,
+            committable: committable(version, bytes),
+            state: "RECEIVED".into(),
+        });
+    }
+    Ok(vec![CheckpointCommittables {
+        checkpoint_id: None,
+        committables,
+    }])
+}
+
+/// Decodes a sink state element (`writer_raw_states`, `streaming_committer_raw_states`).
+pub fn sink_state(state_name: &str, version: i32, bytes: &[u8]) -> SinkState {
+    let found = if state_name == "streaming_committer_raw_states" {
+        exactly(bytes, |c| {
+            let magic_at = c.offset();
+            let magic = c.i32()?;
+            if magic != COLLECTOR_MAGIC {
+                return Err(
+                    c.error_at(magic_at, crate::metadata::ErrorKind::BadMagic(magic as u32))
+                );
+            }
+            match version {
+                1 => Ok(SinkState::Committables {
+                    version,
+                    checkpoints: collector_v1(c)?,
+                }),
+                2 => Ok(SinkState::Committables {
+                    version,
+                    checkpoints: collector_v2(c)?,
+                }),
+                _ => Err(c.error(crate::metadata::ErrorKind::UnsupportedVersion(version))),
+            }
+        })
+    } else {
+        match version {
+            1 => exactly(bytes, |c| {
+                Ok(SinkState::KafkaWriter {
+                    version,
+                    transactional_id_prefix: c.utf()?,
+                    owned_subtask_id: None,
+                    owned_subtasks: None,
+                    ownership: None,
+                    precommitted: Vec::new(),
+                })
+            }),
+            2 => exactly(bytes, |c| {
+                let transactional_id_prefix = c.utf()?;
+                let owned_subtask_id = Some(c.i32()?);
+                let owned_subtasks = Some(c.i32()?);
+                let ownership = Some(match c.i32()? {
+                    0 => "IMPLICIT_BY_SUBTASK_ID".to_string(),
+                    1 => "EXPLICIT_BY_WRITER_STATE".to_string(),
+                    o => format!("ownership {o}"),
+                });
+                let n = c.count("precommitted transaction count", 10)?;
+                let mut precommitted = Vec::with_capacity(n);
+                for _ in 0..n {
+                    precommitted.push((c.utf()?, c.i64()?));
+                }
+                Ok(SinkState::KafkaWriter {
+                    version,
+                    transactional_id_prefix,
+                    owned_subtask_id,
+                    owned_subtasks,
+                    ownership,
+                    precommitted,
+                })
+            }),
+            _ => None,
+        }
+    };
+    found.unwrap_or_else(|| SinkState::Unknown(opaque(version, bytes)))
+}
