@@ -10,6 +10,16 @@ use crate::model::{
 
 /// Reads a keyed state handle; `None` for the null handle (tag 0).
 pub fn read_keyed_handle(c: &mut Cursor<'_>, depth: u32) -> Result<Option<KeyedHandle>> {
+    read_keyed(c, depth, None)
+}
+
+/// `layout`: the changelog layout chosen for the enclosing changelog handle, which its nested handles
+/// share (`None` at the top: try both). Choosing once per subtree keeps the retry linear in the input.
+fn read_keyed(
+    c: &mut Cursor<'_>,
+    depth: u32,
+    layout: Option<ChangelogLayout>,
+) -> Result<Option<KeyedHandle>> {
     let at = c.offset();
     if depth >= MAX_DEPTH {
         return Err(c.error(ErrorKind::BadValue {
@@ -27,18 +37,19 @@ pub fn read_keyed_handle(c: &mut Cursor<'_>, depth: u32) -> Result<Option<KeyedH
         5 | 11 => KeyedHandle::Incremental(read_incremental(c, tag == 11, depth)?),
         8 | 14 => {
             let v2 = tag == 14;
-            let h = with_legacy_fallback(c, v2, |c, layout| read_changelog(c, v2, layout, depth))?;
+            let h = with_legacy_fallback(c, v2, layout, |c, l| read_changelog(c, v2, l, depth))?;
             KeyedHandle::Changelog(Box::new(h))
         }
         9 => KeyedHandle::InMemoryChangelog(with_legacy_fallback(
             c,
             false,
+            layout,
             read_in_memory_changelog,
         )?),
         10 | 13 => {
             let v2 = tag == 13;
-            KeyedHandle::ChangelogFile(with_legacy_fallback(c, v2, |c, layout| {
-                read_changelog_file(c, v2, layout, depth)
+            KeyedHandle::ChangelogFile(with_legacy_fallback(c, v2, layout, |c, l| {
+                read_changelog_file(c, v2, l, depth)
             })?)
         }
         _ => {
@@ -55,11 +66,16 @@ pub fn read_keyed_handle(c: &mut Cursor<'_>, depth: u32) -> Result<Option<KeyedH
 
 /// Changelog tags 8, 9 and 10 changed layout after Flink 1.14 without a version bump: read the
 /// current layout, and if that fails, the 1.14 one. The V2 tags (13, 14) only exist in the current one.
+/// Inside a changelog handle whose layout is already chosen (`fixed`), only that layout is read.
 fn with_legacy_fallback<T>(
     c: &mut Cursor<'_>,
     v2: bool,
+    fixed: Option<ChangelogLayout>,
     read: impl Fn(&mut Cursor<'_>, ChangelogLayout) -> Result<T>,
 ) -> Result<T> {
+    if let Some(l) = fixed {
+        return read(c, if v2 { ChangelogLayout::Current } else { l });
+    }
     let start = c.position();
     match read(c, ChangelogLayout::Current) {
         Ok(h) => Ok(h),
@@ -113,12 +129,13 @@ fn read_keyed_list(
     c: &mut Cursor<'_>,
     what: &'static str,
     depth: u32,
+    layout: ChangelogLayout,
 ) -> Result<Vec<Option<KeyedHandle>>> {
     let n = c.count(what, 1)?;
     let mut out = Vec::with_capacity(n);
     for i in 0..n {
         c.enter_index(i);
-        out.push(read_keyed_handle(c, depth + 1)?);
+        out.push(read_keyed(c, depth + 1, Some(layout))?);
         c.leave();
     }
     Ok(out)
@@ -134,10 +151,10 @@ fn read_changelog(
     let range = read_range(c)?;
     let checkpointed_size = if current { Some(c.i64()?) } else { None };
     let materialized = c.within("materialized", |c| {
-        read_keyed_list(c, "materialized handle count", depth)
+        read_keyed_list(c, "materialized handle count", depth, layout)
     })?;
     let non_materialized = c.within("non_materialized", |c| {
-        read_keyed_list(c, "non-materialized handle count", depth)
+        read_keyed_list(c, "non-materialized handle count", depth, layout)
     })?;
     let (materialization_id, checkpoint_id, handle_id) = if current {
         let m = c.i64()?;
