@@ -132,8 +132,10 @@ pub enum Command {
     /// Check one savepoint or graph for what makes state go to the wrong place on a later deploy.
     #[command(after_help = EXIT_CODES)]
     Lint {
-        /// A savepoint/checkpoint, a graph manifest or a uid list.
-        input: PathBuf,
+        /// Savepoints/checkpoints, graph manifests or uid lists; given together, Kafka sinks sharing a
+        /// transactional id prefix across them are found too.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
         /// The graph manifest of the job that wrote a savepoint (names operators of formats before 5).
         #[arg(long, value_name = "FILE")]
         graph: Option<PathBuf>,

@@ -42,6 +42,29 @@ pub struct StateInfo {
     pub kinds: Vec<StateKind>,
     /// Names of operator (non-keyed) states.
     pub operator_states: Vec<String>,
+    /// What a source resumes from, read from its splits (`kafka orders-3 @ 42`, `file …`), when read.
+    pub resumes: Vec<String>,
+    /// Kafka topics in the source's splits and enumerator.
+    pub topics: Vec<String>,
+    /// Transactional id prefixes of a Kafka sink writer.
+    pub transactional_id_prefixes: Vec<String>,
+    /// Pending (precommitted, not committed) Kafka transactions.
+    pub pending_transactions: Vec<String>,
+}
+
+impl StateInfo {
+    /// ", resumes …" for notes, when the state says what a source resumes from.
+    fn resumes_text(&self) -> String {
+        match self.resumes.len() {
+            0 => String::new(),
+            1..=3 => format!("; resumes {}", self.resumes.join(", ")),
+            n => format!(
+                "; resumes {} and {} more splits",
+                self.resumes[..3].join(", "),
+                n - 3
+            ),
+        }
+    }
 }
 
 /// The outcome for one old state or new operator.
@@ -281,13 +304,23 @@ pub fn diff(old: &[OldOperator], new: &[GraphOperator], opts: RestoreOptions) ->
                     _ => {
                         let empty = o.state.as_ref().is_some_and(|s| s.empty);
                         match identity(o, n, by) {
-                            Identity::Same => (Status::Restored, format!("restores {}", bytes_text(o.state.as_ref()))),
+                            Identity::Same => (
+                                Status::Restored,
+                                format!(
+                                    "restores {}{}",
+                                    bytes_text(o.state.as_ref()),
+                                    o.state.as_ref().map(StateInfo::resumes_text).unwrap_or_default()
+                                ),
+                            ),
                             Identity::Different(what) if empty => {
                                 (Status::Restored, format!("no state to restore; identity differs ({what})"))
                             }
                             Identity::Different(what) => (
                                 Status::Shifted,
-                                format!("same operator ID, different operator ({what}): receives its state"),
+                                format!(
+                                    "same operator ID, different operator ({what}): receives its state{}",
+                                    o.state.as_ref().map(StateInfo::resumes_text).unwrap_or_default()
+                                ),
                             ),
                             Identity::Unknown if empty => (Status::Restored, "no state to restore".into()),
                             Identity::Unknown => (

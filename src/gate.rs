@@ -4,7 +4,9 @@
 use crate::config::{Config, FailOn};
 use crate::diff::{diff, Diff, RestoreOptions};
 use crate::job::{name_new_from_graph, name_old_from_graph, JobInput};
-use crate::rules::{check_diff, check_graph, sort_findings, Finding, Severity};
+use crate::rules::{
+    check_diff, check_graph, check_shared_prefixes, check_state, sort_findings, Finding, Severity,
+};
 
 /// One input of a gate run.
 #[derive(Debug, Clone)]
@@ -91,6 +93,8 @@ pub fn run_diff(
     };
     let mut findings = check_diff(&d, new_path, new_uids_known);
     findings.extend(check_graph(&new, &new_state, new_path, new_uids_known));
+    findings.extend(check_state(&old, old_path));
+    findings.extend(check_shared_prefixes(&[(old_path, &old)]));
     let mut findings = config.apply(findings);
     sort_findings(&mut findings);
     GateReport {
@@ -114,36 +118,50 @@ pub fn run_diff(
     }
 }
 
-/// Runs `lint` on one input (`graph` names the operators of a savepoint of a format before 5).
+/// Runs `lint` on inputs given together (`graph` names the operators of savepoints of formats before 5).
+/// Besides each input's own findings, Kafka sinks sharing a transactional id prefix across inputs are found.
 pub fn run_lint(
-    input: &JobInput,
-    path: &str,
+    inputs: &[(&JobInput, &str)],
     graph: Option<&JobInput>,
     config: &Config,
     fail_on: FailOn,
 ) -> GateReport {
-    let mut ops = input.as_new();
-    if let Some(g) = graph {
-        name_new_from_graph(&mut ops, &g.as_new());
+    let mut findings = Vec::new();
+    let mut states = Vec::new();
+    for (input, path) in inputs {
+        let mut ops = input.as_new();
+        let mut state = match input {
+            JobInput::Savepoint(_) => input.as_old(),
+            _ => Vec::new(),
+        };
+        if let Some(g) = graph {
+            name_new_from_graph(&mut ops, &g.as_new());
+            name_old_from_graph(&mut state, &g.as_new());
+        }
+        findings.extend(check_graph(
+            &ops,
+            &state,
+            path,
+            uids_known(input, graph.is_some()),
+        ));
+        findings.extend(check_state(&state, path));
+        states.push((*path, state));
     }
-    let state = match input {
-        JobInput::Savepoint(_) => input.as_old(),
-        _ => Vec::new(),
-    };
-    let mut findings = config.apply(check_graph(
-        &ops,
-        &state,
-        path,
-        uids_known(input, graph.is_some()),
-    ));
+    let shared: Vec<(&str, &[crate::diff::OldOperator])> =
+        states.iter().map(|(p, s)| (*p, s.as_slice())).collect();
+    findings.extend(check_shared_prefixes(&shared));
+    let mut findings = config.apply(findings);
     sort_findings(&mut findings);
     GateReport {
         command: "lint",
-        inputs: vec![InputInfo {
-            role: "input",
-            path: path.to_string(),
-            kind: input.kind(),
-        }],
+        inputs: inputs
+            .iter()
+            .map(|(input, path)| InputInfo {
+                role: "input",
+                path: path.to_string(),
+                kind: input.kind(),
+            })
+            .collect(),
         diff: None,
         allow_non_restored_state: false,
         findings,

@@ -5,7 +5,10 @@ use crate::diff::{OldOperator, StateInfo};
 use crate::graph::{from_uid_list, parse_manifest, GraphOperator, ManifestError};
 use crate::input::{InputError, MetadataFile};
 use crate::metadata::{DecodeError, DecodeOptions, MAGIC};
-use crate::show::{build, parse_uid_list, OperatorRow, ShowOptions, ShowReport};
+use crate::show::{build, parse_uid_list, OperatorRow, ShowOptions, ShowReport, StateScope};
+use crate::state::access::StateAccess;
+use crate::state::connectors::{Committable, SinkState, Split};
+use crate::state::OperatorReport;
 use std::fmt;
 use std::path::Path;
 
@@ -72,8 +75,15 @@ impl JobInput {
         };
         if is_metadata {
             let file = MetadataFile::open(path).map_err(LoadError::Input)?;
+            // Sources' splits and sinks' transactions, for the notes and the Kafka rules.
+            let state = StateAccess {
+                dir: file.dir().to_path_buf(),
+                allow_absolute: false,
+            };
             let opts = ShowOptions {
                 decode,
+                state: Some(state),
+                state_scope: StateScope::SourcesAndSinks,
                 ..ShowOptions::default()
             };
             let report = build(&file, &opts).map_err(|error| LoadError::Decode {
@@ -153,25 +163,92 @@ fn is_source_row(o: &OperatorRow) -> bool {
         || o.name.as_deref().is_some_and(|n| n.starts_with("Source: "))
 }
 
+/// What a source resumes from, in one line per split.
+fn split_text(s: &Split) -> Option<String> {
+    match s {
+        Split::Kafka {
+            topic,
+            partition,
+            starting_offset,
+            ..
+        } => Some(format!("kafka {topic}-{partition} @ {starting_offset}")),
+        Split::File { path, position, .. } => Some(format!(
+            "file {}{}",
+            path.as_deref().unwrap_or("?"),
+            position.map_or(String::new(), |(_, r)| format!(" after {r} records"))
+        )),
+        Split::NumberSequence { from, .. } => Some(format!("number sequence at {from}")),
+        Split::Unknown(_) => None,
+    }
+}
+
+fn describe_state(r: &OperatorReport, info: &mut StateInfo) {
+    info.resumes = r.splits().filter_map(|(_, s)| split_text(s)).collect();
+    info.topics = r.topics();
+    for (_, s) in r.sink_states() {
+        match s {
+            SinkState::KafkaWriter {
+                transactional_id_prefix,
+                precommitted,
+                ..
+            } => {
+                if !info
+                    .transactional_id_prefixes
+                    .contains(transactional_id_prefix)
+                {
+                    info.transactional_id_prefixes
+                        .push(transactional_id_prefix.clone());
+                }
+                info.pending_transactions.extend(
+                    precommitted
+                        .iter()
+                        .map(|(t, c)| format!("{t} (precommitted at checkpoint {c})")),
+                );
+            }
+            SinkState::Committables { checkpoints, .. } => {
+                for c in checkpoints {
+                    for p in &c.committables {
+                        if let Committable::Kafka {
+                            transactional_id, ..
+                        } = &p.committable
+                        {
+                            let at = c
+                                .checkpoint_id
+                                .map_or(String::new(), |id| format!(" at checkpoint {id}"));
+                            info.pending_transactions
+                                .push(format!("{transactional_id} ({}{at})", p.state));
+                        }
+                    }
+                }
+            }
+            SinkState::Unknown(_) => {}
+        }
+    }
+}
+
 fn old_from_row(o: &OperatorRow) -> OldOperator {
+    let mut info = StateInfo {
+        bytes: o.summary.state_bytes,
+        empty: o.summary.coordinator_state_bytes.is_none() && o.summary.subtasks_with_state == 0,
+        kinds: o.summary.kinds.clone(),
+        operator_states: o
+            .summary
+            .operator_states
+            .iter()
+            .map(|(n, _)| n.clone())
+            .collect(),
+        ..StateInfo::default()
+    };
+    if let Some(r) = &o.state {
+        describe_state(r, &mut info);
+    }
     OldOperator {
         id: o.id,
         name: o.name.clone(),
         uid: o.uid.clone(),
         parallelism: Some(o.parallelism),
         max_parallelism: Some(o.max_parallelism),
-        state: Some(StateInfo {
-            bytes: o.summary.state_bytes,
-            empty: o.summary.coordinator_state_bytes.is_none()
-                && o.summary.subtasks_with_state == 0,
-            kinds: o.summary.kinds.clone(),
-            operator_states: o
-                .summary
-                .operator_states
-                .iter()
-                .map(|(n, _)| n.clone())
-                .collect(),
-        }),
+        state: Some(info),
         source: is_source_row(o),
     }
 }

@@ -243,18 +243,21 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<Outcome
             );
             render_gate(&report, &gate, out)?
         }
-        Command::Lint { input, graph, gate } => {
+        Command::Lint {
+            inputs,
+            graph,
+            gate,
+        } => {
             let (config, fail_on) = gate_config(&gate)?;
             let decode = decode_options(gate.flink_1_11_channel_state);
-            let loaded = load(&input, decode, err)?;
+            let loaded = inputs
+                .iter()
+                .map(|p| load(p, decode, err).map(|i| (i, path_text(p))))
+                .collect::<Result<Vec<_>, _>>()?;
             let graph = graph.map(|p| load(&p, decode, err)).transpose()?;
-            let report = run_lint(
-                &loaded,
-                &path_text(&input),
-                graph.as_ref(),
-                &config,
-                fail_on,
-            );
+            let refs: Vec<(&JobInput, &str)> =
+                loaded.iter().map(|(i, p)| (i, p.as_str())).collect();
+            let report = run_lint(&refs, graph.as_ref(), &config, fail_on);
             render_gate(&report, &gate, out)?
         }
         Command::State {

@@ -20,6 +20,8 @@ pub struct ShowOptions {
     pub decode: DecodeOptions,
     /// Read state files to list state names (`--state`).
     pub state: Option<crate::state::access::StateAccess>,
+    /// Which operators' state files to read.
+    pub state_scope: StateScope,
 }
 
 /// Where an operator's uid came from.
@@ -80,6 +82,8 @@ pub struct OperatorRow {
     pub subtasks: Vec<SubtaskRow>,
     /// State names read from the state files (with `--state`).
     pub state_names: Option<StateNames>,
+    /// What the state files say (with `--state`).
+    pub state: Option<crate::state::OperatorReport>,
 }
 
 /// The state names of an operator, from its state files.
@@ -93,8 +97,27 @@ pub struct StateNames {
     pub problems: Vec<String>,
 }
 
-fn state_names(op: &OperatorState, access: &crate::state::access::StateAccess) -> StateNames {
-    let report = crate::state::inspect(op, access);
+/// Which operators `--state` reads the state files of.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum StateScope {
+    /// Every operator with state.
+    #[default]
+    All,
+    /// Sources and sinks only (what `diff` and `lint` need: splits, topics, transactions).
+    SourcesAndSinks,
+}
+
+fn in_scope(op: &OperatorState, scope: StateScope) -> bool {
+    scope == StateScope::All
+        || op.coordinator_state.is_some()
+        || op.summary().operator_states.iter().any(|(n, _)| {
+            n == "SourceReaderState"
+                || n == "writer_raw_states"
+                || n == "streaming_committer_raw_states"
+        })
+}
+
+fn state_names(report: &crate::state::OperatorReport) -> StateNames {
     let mut names = StateNames::default();
     for s in &report.subtasks {
         for n in &s.operator_states {
@@ -164,11 +187,18 @@ pub fn build(file: &MetadataFile, opts: &ShowOptions) -> Result<ShowReport, Deco
             ));
         }
         check_operator(&op, file, &mut warnings);
-        let names = opts.state.as_ref().map(|a| state_names(&op, a));
+        let report = opts
+            .state
+            .as_ref()
+            .filter(|_| in_scope(&op, opts.state_scope))
+            .map(|a| crate::state::inspect(&op, a));
+        let names = report.as_ref().map(state_names);
         for p in names.iter().flat_map(|n| &n.problems) {
             warnings.push(format!("operator {}: {p}", op.id));
         }
-        operators.push(row(op, opts, file, names));
+        let mut r = row(op, opts, file, names);
+        r.state = report;
+        operators.push(r);
     }
     let tail = d.finish()?;
     if !tail.trailing_bytes.is_empty() {
@@ -297,6 +327,7 @@ fn row(
         summary: op.summary(),
         subtasks,
         state_names,
+        state: None,
     }
 }
 
