@@ -63,6 +63,35 @@ fn check_operator(name: &str, ours: &OperatorReport, theirs: &Value) {
                 "{what}: enumerator splits"
             );
         }
+        Some("file") => {
+            let c = ours
+                .coordinator
+                .as_ref()
+                .unwrap_or_else(|| panic!("{what}: no coordinator state read"));
+            let EnumeratorState::File {
+                splits,
+                processed_paths,
+            } = &c.enumerator
+            else {
+                panic!("{what}: {:?}", c.enumerator)
+            };
+            let splits: Vec<Value> = splits.iter().map(split_json).collect();
+            assert_eq!(
+                json!(splits),
+                theirs["coordinator"]["splits"],
+                "{what}: enumerator splits"
+            );
+            let mut ours_paths = processed_paths.clone();
+            let mut their_paths: Vec<String> = theirs["coordinator"]["processed_paths"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|p| p.as_str().map(str::to_owned))
+                .collect();
+            ours_paths.sort();
+            their_paths.sort();
+            assert_eq!(ours_paths, their_paths, "{what}: processed paths");
+        }
         Some(_) => {
             let c = ours.coordinator.as_ref().expect("coordinator");
             let EnumeratorState::Unknown(o) = &c.enumerator else {

@@ -86,6 +86,19 @@ fn enum_lines(e: &EnumeratorState) -> Vec<String> {
             v.extend(partitions.iter().map(|(t, p, s)| format!("  {t}-{p} {s}")));
             v
         }
+        EnumeratorState::File {
+            splits,
+            processed_paths,
+        } => {
+            let mut v = vec![format!(
+                "file source enumerator: {} unassigned splits, {} files processed",
+                splits.len(),
+                processed_paths.len()
+            )];
+            v.extend(splits.iter().map(|s| format!("  {}", split_line(s))));
+            v.extend(processed_paths.iter().map(|p| format!("  processed {p}")));
+            v
+        }
         EnumeratorState::NumberSequence { splits } => {
             let mut v = vec![format!(
                 "number sequence enumerator: {} unassigned splits",

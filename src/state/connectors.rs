@@ -233,6 +233,13 @@ pub enum EnumeratorState {
         /// Versions 2+: whether the first partition discovery finished.
         initial_discovery_finished: Option<bool>,
     },
+    /// FileSource's `PendingSplitsCheckpoint`: splits not yet assigned, files already processed.
+    File {
+        /// Unassigned splits.
+        splits: Vec<Split>,
+        /// Files the enumerator has already turned into splits.
+        processed_paths: Vec<String>,
+    },
     /// `NumberSequenceSource`'s remaining splits.
     NumberSequence {
         /// Splits not yet assigned.
@@ -311,6 +318,41 @@ fn kafka_enum(version: i32, c: &mut Cursor<'_>) -> Result<EnumeratorState> {
     })
 }
 
+/// `PendingSplitsCheckpointSerializer`: unlike everything else here, its own fields are little-endian.
+fn file_enum(c: &mut Cursor<'_>) -> Result<EnumeratorState> {
+    fn le(c: &mut Cursor<'_>) -> Result<i32> {
+        c.bytes(4)
+            .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+    fn le_count(c: &mut Cursor<'_>, what: &'static str, min_size: u64) -> Result<usize> {
+        let at = c.offset();
+        let n = le(c)?;
+        c.check_count(at, what, i64::from(n), min_size)
+    }
+    let magic_at = c.offset();
+    let magic = le(c)?;
+    if magic as u32 != 0xDEAD_BEEF {
+        return Err(c.error_at(magic_at, crate::metadata::ErrorKind::BadMagic(magic as u32)));
+    }
+    let split_version = le(c)?;
+    let n_splits = le_count(c, "split count", 4)?;
+    let n_paths = le_count(c, "path count", 4)?;
+    let mut splits = Vec::with_capacity(n_splits);
+    for _ in 0..n_splits {
+        let len = le_count(c, "split length", 1)?;
+        splits.push(split(split_version, c.bytes(len)?));
+    }
+    let mut processed_paths = Vec::with_capacity(n_paths);
+    for _ in 0..n_paths {
+        let len = le_count(c, "path length", 1)?;
+        processed_paths.push(String::from_utf8_lossy(c.bytes(len)?).into_owned());
+    }
+    Ok(EnumeratorState::File {
+        splits,
+        processed_paths,
+    })
+}
+
 fn number_enum(c: &mut Cursor<'_>) -> Result<EnumeratorState> {
     let n = c.count("split count", 18)?;
     let mut splits = Vec::with_capacity(n);
@@ -344,7 +386,9 @@ pub fn coordinator(bytes: &[u8]) -> Option<Coordinator> {
     // NumberSequenceSource's enumerator (version 1) and Kafka's version 1 differ per entry (two longs
     // after the split id, or one int after the topic): the layout that reads every byte wins.
     let enumerator = match version {
-        1 => exactly(payload, number_enum).or_else(|| exactly(payload, |c| kafka_enum(1, c))),
+        1 => exactly(payload, number_enum)
+            .or_else(|| exactly(payload, file_enum))
+            .or_else(|| exactly(payload, |c| kafka_enum(1, c))),
         v => exactly(payload, |c| kafka_enum(v, c)),
     }
     .unwrap_or_else(|| EnumeratorState::Unknown(opaque(version, payload)));
