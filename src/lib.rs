@@ -18,3 +18,4 @@ pub mod run;
 pub mod show;
 pub mod state;
 pub mod stats;
+pub mod synth;

@@ -306,3 +306,18 @@ fn the_corpus_exercises_the_handle_tags_real_flink_writes() {
         );
     }
 }
+
+#[test]
+fn every_fixture_encodes_back_to_its_bytes() {
+    for dir in fixtures() {
+        let bytes = std::fs::read(dir.join("snapshot/_metadata")).expect("_metadata");
+        let md = decode(&bytes, DecodeOptions::default()).expect("decodes");
+        let again = sp_inspect::metadata::encode::encode(&md);
+        assert!(
+            again == bytes,
+            "{dir:?}: {} bytes re-encoded as {} bytes",
+            bytes.len(),
+            again.len()
+        );
+    }
+}

@@ -25,6 +25,7 @@
 #![deny(clippy::indexing_slicing, clippy::unwrap_used, clippy::panic)]
 
 mod channel;
+pub mod encode;
 pub mod error;
 mod keyed;
 pub mod mutf8;
