@@ -52,6 +52,21 @@ impl MetadataFile {
         }
     }
 
+    /// Tells the kernel the bytes before `offset` will not be read again, so that a single pass over a
+    /// huge file keeps only a window of it resident. Page-aligned; a no-op for small files.
+    pub fn release_before(&self, offset: u64) {
+        const PAGE: usize = 4096;
+        if let Bytes::Mapped(m) = &self.bytes {
+            let end = (offset as usize).min(m.len()) / PAGE * PAGE;
+            if end > 0 {
+                // SAFETY: the map is read-only and file-backed: dropping its pages only makes a later read
+                // fault them in again from the file. Callers pass offsets they have finished reading.
+                let _ =
+                    unsafe { m.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, 0, end) };
+            }
+        }
+    }
+
     /// The directory relative state paths are resolved against (the one holding `_metadata`).
     pub fn dir(&self) -> &Path {
         self.path.parent().unwrap_or_else(|| Path::new("."))

@@ -193,23 +193,26 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<Outcome
                     .collect();
             }
             let file = MetadataFile::open(&path).map_err(RunError::Input)?;
-            let report = build(&file, &opts).map_err(|error| RunError::Decode {
-                path: file.path.display().to_string(),
-                error,
-            })?;
+            let report = match format {
+                Format::Table => {
+                    let report = build(&file, &opts).map_err(|error| RunError::Decode {
+                        path: file.path.display().to_string(),
+                        error,
+                    })?;
+                    report::show::write_table(&report, out)?;
+                    report
+                }
+                Format::Json => {
+                    // Rendered while decoding, one operator at a time, into memory: nothing reaches the
+                    // output unless the whole file decoded.
+                    let mut text = Vec::new();
+                    let report = report::show::write_json_streaming(&file, &opts, &mut text)?;
+                    out.write_all(&text)?;
+                    report
+                }
+            };
             for w in &report.warnings {
                 writeln!(err, "sp-inspect: warning: {}: {w}", report.path)?;
-            }
-            match format {
-                Format::Table => report::show::write_table(&report, out)?,
-                Format::Json => {
-                    serde_json::to_writer_pretty(
-                        &mut *out,
-                        &report::show::to_json(&report, subtasks),
-                    )
-                    .map_err(io::Error::from)?;
-                    writeln!(out)?;
-                }
             }
             Outcome::Clean
         }

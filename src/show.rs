@@ -173,13 +173,34 @@ impl ShowReport {
 
 /// Decodes `file` in one pass, keeping one operator's handles in memory at a time.
 pub fn build(file: &MetadataFile, opts: &ShowOptions) -> Result<ShowReport, DecodeError> {
+    let mut operators = Vec::new();
+    let mut report = stream(file, opts, |_| {}, |row| operators.push(row))?;
+    report.operators = operators;
+    Ok(report)
+}
+
+/// Decodes `file` in one pass and hands each operator's row to `on_row` as soon as it is read, after
+/// `on_header`; the returned report has no operators. Memory then does not grow with the operator count.
+pub fn stream(
+    file: &MetadataFile,
+    opts: &ShowOptions,
+    on_header: impl FnOnce(&Header),
+    mut on_row: impl FnMut(OperatorRow),
+) -> Result<ShowReport, DecodeError> {
     let mut d = Decoder::new(file.bytes(), opts.decode)?;
     let header = d.header().clone();
-    let mut operators = Vec::with_capacity(header.operator_count.min(1 << 16));
+    on_header(&header);
     let mut warnings = Vec::new();
     let mut seen_ids = HashSet::new();
-    for op in d.by_ref() {
+    // Pages already decoded are handed back every so often: memory stays flat on huge files.
+    const RELEASE_EVERY: u64 = 16 << 20;
+    let mut released = 0;
+    while let Some(op) = d.next() {
         let op = op?;
+        if d.offset() - released >= RELEASE_EVERY {
+            released = d.offset();
+            file.release_before(released);
+        }
         if !seen_ids.insert(op.id) {
             warnings.push(format!(
                 "operator {} appears twice (byte offset {}); Flink keeps the last",
@@ -198,7 +219,7 @@ pub fn build(file: &MetadataFile, opts: &ShowOptions) -> Result<ShowReport, Deco
         }
         let mut r = row(op, opts, file, names);
         r.state = report;
-        operators.push(r);
+        on_row(r);
     }
     let tail = d.finish()?;
     if !tail.trailing_bytes.is_empty() {
@@ -215,7 +236,7 @@ pub fn build(file: &MetadataFile, opts: &ShowOptions) -> Result<ShowReport, Deco
         path: file.path.display().to_string(),
         file_bytes: file.bytes().len() as u64,
         header,
-        operators,
+        operators: Vec::new(),
         tail,
         warnings,
     })
@@ -240,6 +261,18 @@ fn check_operator(op: &OperatorState, file: &MetadataFile, warnings: &mut Vec<St
             ));
         }
         let Some(st) = &s.state else { continue };
+        for (slot, f) in [
+            ("managed", &st.managed_operator_state),
+            ("raw", &st.raw_operator_state),
+        ] {
+            if f.flag != 0 && f.handle.is_none() {
+                warnings.push(format!(
+                    "operator {} subtask {}: {slot} operator state is flagged present but null; Flink 2.3 fails to load such a file",
+                    op.id,
+                    s.index()
+                ));
+            }
+        }
         for k in StateKind::ALL {
             for h in st.handles(k) {
                 for_each_relative(&h, &mut |rel| {
@@ -302,7 +335,7 @@ fn row(
                     StateKind::ALL
                         .iter()
                         .flat_map(|&k| {
-                            st.handles(k).into_iter().map(move |h| HandleRow {
+                            st.handles(k).map(move |h| HandleRow {
                                 kind: k,
                                 line: any_line(&h, dir),
                                 json: any_json(&h, dir),

@@ -171,38 +171,40 @@ impl AnyHandle<'_> {
 }
 
 impl SubtaskState {
-    /// The non-null handles of one kind.
-    pub fn handles(&self, kind: StateKind) -> Vec<AnyHandle<'_>> {
-        match kind {
-            StateKind::ManagedOperator => self
-                .managed_operator_state
-                .handle
-                .iter()
-                .map(AnyHandle::Operator)
-                .collect(),
-            StateKind::RawOperator => self
-                .raw_operator_state
-                .handle
-                .iter()
-                .map(AnyHandle::Operator)
-                .collect(),
-            StateKind::ManagedKeyed => self
-                .managed_keyed_state
-                .iter()
-                .map(AnyHandle::Keyed)
-                .collect(),
-            StateKind::RawKeyed => self.raw_keyed_state.iter().map(AnyHandle::Keyed).collect(),
-            StateKind::InputChannel => self
-                .input_channel_state
-                .iter()
-                .map(|h| AnyHandle::Channel(h, true))
-                .collect(),
-            StateKind::ResultSubpartition => self
-                .result_subpartition_state
-                .iter()
-                .map(|h| AnyHandle::Channel(h, false))
-                .collect(),
-        }
+    /// The non-null handles of one kind (no allocation: this runs for every subtask of every operator).
+    pub fn handles(&self, kind: StateKind) -> impl Iterator<Item = AnyHandle<'_>> {
+        let (one, many, input): (Option<AnyHandle<'_>>, &[ChannelHandle], bool) = match kind {
+            StateKind::ManagedOperator => (
+                self.managed_operator_state
+                    .handle
+                    .as_ref()
+                    .map(AnyHandle::Operator),
+                &[],
+                true,
+            ),
+            StateKind::RawOperator => (
+                self.raw_operator_state
+                    .handle
+                    .as_ref()
+                    .map(AnyHandle::Operator),
+                &[],
+                true,
+            ),
+            StateKind::ManagedKeyed => (
+                self.managed_keyed_state.as_ref().map(AnyHandle::Keyed),
+                &[],
+                true,
+            ),
+            StateKind::RawKeyed => (
+                self.raw_keyed_state.as_ref().map(AnyHandle::Keyed),
+                &[],
+                true,
+            ),
+            StateKind::InputChannel => (None, &self.input_channel_state, true),
+            StateKind::ResultSubpartition => (None, &self.result_subpartition_state, false),
+        };
+        one.into_iter()
+            .chain(many.iter().map(move |h| AnyHandle::Channel(h, input)))
     }
 
     /// Flink's `OperatorSubtaskState.getStateSize()`.
@@ -216,7 +218,9 @@ impl SubtaskState {
 
     /// Whether any handle is present (Flink's `hasState()`).
     pub fn has_state(&self) -> bool {
-        StateKind::ALL.iter().any(|&k| !self.handles(k).is_empty())
+        StateKind::ALL
+            .iter()
+            .any(|&k| self.handles(k).next().is_some())
     }
 }
 
@@ -271,11 +275,10 @@ impl OperatorState {
                 with_state += 1;
             }
             for k in StateKind::ALL {
-                let hs = st.handles(k);
-                if !hs.is_empty() && !kinds.contains(&k) {
-                    kinds.push(k);
-                }
-                for h in hs {
+                for h in st.handles(k) {
+                    if !kinds.contains(&k) {
+                        kinds.push(k);
+                    }
                     if let AnyHandle::Operator(o) = h {
                         for s in &o.states {
                             if !operator_states

@@ -77,8 +77,7 @@ fn operator_view(op: &OperatorState) -> Value {
                 .as_ref()
                 .map(|st| {
                     st.handles(k)
-                        .iter()
-                        .map(|h| handle_view(&any_json(h, None)))
+                        .map(|h| handle_view(&any_json(&h, None)))
                         .collect()
                 })
                 .unwrap_or_default();

@@ -144,6 +144,11 @@ impl<'a> Decoder<'a> {
         })
     }
 
+    /// Byte offset of the next operator record (or of the tail, after the last one).
+    pub fn offset(&self) -> u64 {
+        self.c.offset()
+    }
+
     /// The header.
     pub fn header(&self) -> &Header {
         &self.header

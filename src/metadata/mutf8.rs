@@ -3,9 +3,10 @@
 
 /// Decodes modified UTF-8. On failure returns the byte position in `raw` and the reason.
 pub fn decode(raw: &[u8]) -> Result<String, (usize, &'static str)> {
-    // Fast path: standard UTF-8 without 4-byte sequences decodes to the same characters.
+    // Fast paths: ASCII (almost every name and path), and standard UTF-8 without 4-byte sequences,
+    // decode to the same characters.
     if let Ok(s) = std::str::from_utf8(raw) {
-        if !raw.iter().any(|&b| b >= 0xF0) {
+        if s.is_ascii() || !raw.iter().any(|&b| b >= 0xF0) {
             return Ok(s.to_owned());
         }
     }

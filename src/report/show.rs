@@ -2,7 +2,8 @@
 
 use super::human_bytes;
 use crate::metadata::writers_of;
-use crate::show::{ShowReport, UidSource};
+use crate::model::Header;
+use crate::show::{OperatorRow, ShowReport, UidSource};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
 use serde_json::{json, Value};
 use std::io::{self, Write};
@@ -185,68 +186,152 @@ pub fn write_table(r: &ShowReport, out: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
-/// The JSON document (`sp-inspect/show-v1`).
-pub fn to_json(r: &ShowReport, with_subtasks: bool) -> Value {
-    let props = r.properties();
-    let operators: Vec<Value> = r
-        .operators
-        .iter()
-        .map(|o| {
-            let mut v = json!({
-                "id": o.id.to_string(),
-                "name": o.name,
-                "uid": o.uid,
-                "uid_source": o.uid_source.map(|s| match s { UidSource::Metadata => "metadata", UidSource::UidsFile => "uids_file" }),
-                "byte_offset": o.offset,
-                "parallelism": o.parallelism,
-                "max_parallelism": o.max_parallelism,
-                "fully_finished": o.fully_finished,
-                "subtask_states": o.summary.subtask_states,
-                "subtasks_with_state": o.summary.subtasks_with_state,
-                "finished_subtasks": o.summary.finished_subtasks,
-                "coordinator_state_bytes": o.summary.coordinator_state_bytes,
-                "state_bytes": o.summary.state_bytes,
-                "state_kinds": o.summary.kinds.iter().map(|k| k.name()).collect::<Vec<_>>(),
-                "operator_states": o.summary.operator_states.iter().map(|(n, m)| json!({"name": n, "mode": m.name()})).collect::<Vec<_>>(),
-            });
-            if let Some(n) = &o.state_names {
-                v["state_names"] = json!({
-                    "operator": n.operator.iter().map(|(n, k)| json!({"name": n, "kind": k})).collect::<Vec<_>>(),
-                    "keyed": n.keyed.iter().map(|(n, k)| json!({"name": n, "kind": k})).collect::<Vec<_>>(),
-                    "problems": n.problems,
-                });
-            }
-            if with_subtasks {
-                v["subtasks"] = o
-                    .subtasks
-                    .iter()
-                    .map(|s| {
-                        let mut st = json!({"index": s.index, "finished": s.finished, "state_bytes": s.state_bytes});
-                        for k in crate::stats::StateKind::ALL {
-                            st[k.name()] = Value::Array(s.handles.iter().filter(|h| h.kind == k).map(|h| h.json.clone()).collect());
-                        }
-                        st
-                    })
-                    .collect();
-            }
-            v
-        })
-        .collect();
+/// One operator of the JSON document.
+pub fn operator_json(o: &OperatorRow, with_subtasks: bool) -> Value {
+    let mut v = json!({
+        "id": o.id.to_string(),
+        "name": o.name,
+        "uid": o.uid,
+        "uid_source": o.uid_source.map(|s| match s { UidSource::Metadata => "metadata", UidSource::UidsFile => "uids_file" }),
+        "byte_offset": o.offset,
+        "parallelism": o.parallelism,
+        "max_parallelism": o.max_parallelism,
+        "fully_finished": o.fully_finished,
+        "subtask_states": o.summary.subtask_states,
+        "subtasks_with_state": o.summary.subtasks_with_state,
+        "finished_subtasks": o.summary.finished_subtasks,
+        "coordinator_state_bytes": o.summary.coordinator_state_bytes,
+        "state_bytes": o.summary.state_bytes,
+        "state_kinds": o.summary.kinds.iter().map(|k| k.name()).collect::<Vec<_>>(),
+        "operator_states": o.summary.operator_states.iter().map(|(n, m)| json!({"name": n, "mode": m.name()})).collect::<Vec<_>>(),
+    });
+    if let Some(n) = &o.state_names {
+        v["state_names"] = json!({
+            "operator": n.operator.iter().map(|(n, k)| json!({"name": n, "kind": k})).collect::<Vec<_>>(),
+            "keyed": n.keyed.iter().map(|(n, k)| json!({"name": n, "kind": k})).collect::<Vec<_>>(),
+            "problems": n.problems,
+        });
+    }
+    if with_subtasks {
+        v["subtasks"] = o
+            .subtasks
+            .iter()
+            .map(|s| {
+                let mut st =
+                    json!({"index": s.index, "finished": s.finished, "state_bytes": s.state_bytes});
+                for k in crate::stats::StateKind::ALL {
+                    st[k.name()] = Value::Array(
+                        s.handles
+                            .iter()
+                            .filter(|h| h.kind == k)
+                            .map(|h| h.json.clone())
+                            .collect(),
+                    );
+                }
+                st
+            })
+            .collect();
+    }
+    v
+}
+
+/// The fields of the document known before the operators (the header).
+pub fn json_head(path: &str, file_bytes: u64, h: &Header) -> Value {
     json!({
         "schema": SCHEMA,
-        "path": r.path,
-        "file_bytes": r.file_bytes,
-        "format_version": r.header.version,
-        "written_by": writers_of(r.header.version),
-        "checkpoint_id": r.header.checkpoint_id,
-        "snapshot": props.map(|p| json!({
+        "path": path,
+        "file_bytes": file_bytes,
+        "format_version": h.version,
+        "written_by": writers_of(h.version),
+        "checkpoint_id": h.checkpoint_id,
+        "master_states": h.master_states.iter().map(|m| json!({"name": m.name, "version": m.version, "bytes": m.payload.len()})).collect::<Vec<_>>(),
+    })
+}
+
+/// The fields known after the operators (the trailer and the warnings).
+pub fn json_tail(r: &ShowReport) -> Value {
+    json!({
+        "snapshot": r.properties().map(|p| json!({
             "kind": if p.is_savepoint() { "savepoint" } else { "checkpoint" },
             "type_class": p.type_class,
             "type_name": p.type_name,
             "savepoint_format": p.savepoint_format,
         })),
-        "master_states": r.header.master_states.iter().map(|m| json!({"name": m.name, "version": m.version, "bytes": m.payload.len()})).collect::<Vec<_>>(),
-        "operators": operators,
         "warnings": r.warnings,
     })
+}
+
+/// Output that remembers its first error (the decoder's callbacks cannot return one).
+struct Sink<'a> {
+    out: &'a mut dyn Write,
+    error: Option<io::Error>,
+}
+
+impl Sink<'_> {
+    fn write(&mut self, bytes: &[u8]) {
+        if self.error.is_none() {
+            self.error = self.out.write_all(bytes).err();
+        }
+    }
+}
+
+/// Writes the JSON document (`sp-inspect/show-v1`) while the file is decoded, one operator at a time,
+/// so that memory does not grow with the number of operators.
+pub fn write_json_streaming(
+    file: &crate::input::MetadataFile,
+    opts: &crate::show::ShowOptions,
+    out: &mut dyn Write,
+) -> Result<ShowReport, crate::run::RunError> {
+    let path = file.path.display().to_string();
+    let sink = std::cell::RefCell::new(Sink { out, error: None });
+    let mut first = true;
+    let report = crate::show::stream(
+        file,
+        opts,
+        |h| {
+            let head = json_head(&path, file.bytes().len() as u64, h).to_string();
+            let mut s = sink.borrow_mut();
+            // The head object without its closing brace, then the operators array.
+            s.write(head.trim_end_matches('}').as_bytes());
+            s.write(b",\"operators\":[\n");
+        },
+        |row| {
+            let mut s = sink.borrow_mut();
+            if !std::mem::take(&mut first) {
+                s.write(b",\n");
+            }
+            s.write(operator_json(&row, opts.subtasks).to_string().as_bytes());
+        },
+    )
+    .map_err(|error| crate::run::RunError::Decode {
+        path: path.clone(),
+        error,
+    })?;
+    let mut s = sink.into_inner();
+    s.write(b"\n],");
+    s.write(
+        json_tail(&report)
+            .to_string()
+            .trim_start_matches('{')
+            .as_bytes(),
+    );
+    s.write(b"\n");
+    match s.error {
+        Some(e) => Err(crate::run::RunError::Output(e)),
+        None => Ok(report),
+    }
+}
+
+/// The JSON document (`sp-inspect/show-v1`) of a report built in memory.
+pub fn to_json(r: &ShowReport, with_subtasks: bool) -> Value {
+    let mut doc = json_head(&r.path, r.file_bytes, &r.header);
+    doc["operators"] = r
+        .operators
+        .iter()
+        .map(|o| operator_json(o, with_subtasks))
+        .collect();
+    if let (Value::Object(d), Value::Object(t)) = (&mut doc, json_tail(r)) {
+        d.extend(t);
+    }
+    doc
 }
