@@ -72,7 +72,8 @@ fn local_path(path: &str) -> Option<PathBuf> {
     Some(PathBuf::from(format!("/{}", p.trim_start_matches('/'))))
 }
 
-fn read_range(path: &Path, start: u64, len: Option<u64>) -> Result<Vec<u8>, AccessError> {
+/// Reads up to `len` bytes from `start`; `exact`: fewer bytes is an error (a segment's declared range).
+fn read_range(path: &Path, start: u64, len: u64, exact: bool) -> Result<Vec<u8>, AccessError> {
     let io = |e: std::io::Error| AccessError::Io {
         path: path.display().to_string(),
         error: e.to_string(),
@@ -80,22 +81,15 @@ fn read_range(path: &Path, start: u64, len: Option<u64>) -> Result<Vec<u8>, Acce
     let mut f = std::fs::File::open(path).map_err(io)?;
     f.seek(SeekFrom::Start(start)).map_err(io)?;
     let mut out = Vec::new();
-    match len {
-        Some(n) => {
-            f.take(n).read_to_end(&mut out).map_err(io)?;
-            if (out.len() as u64) < n {
-                return Err(AccessError::Io {
-                    path: path.display().to_string(),
-                    error: format!(
-                        "expected {n} bytes from offset {start}, the file has {}",
-                        out.len()
-                    ),
-                });
-            }
-        }
-        None => {
-            f.read_to_end(&mut out).map_err(io)?;
-        }
+    f.take(len).read_to_end(&mut out).map_err(io)?;
+    if exact && (out.len() as u64) < len {
+        return Err(AccessError::Io {
+            path: path.display().to_string(),
+            error: format!(
+                "expected {len} bytes from offset {start}, the file has {}",
+                out.len()
+            ),
+        });
     }
     Ok(out)
 }
@@ -109,28 +103,33 @@ impl StateAccess {
         Ok(local)
     }
 
-    /// The bytes of a stream handle.
-    pub fn read(&self, h: &StreamHandle) -> Result<Vec<u8>, AccessError> {
+    /// The first `limit` bytes (at most) of a stream handle's data: state files can be far larger than
+    /// the parts this tool reads (headers, operator state), and are never read whole into memory.
+    pub fn read(&self, h: &StreamHandle, limit: u64) -> Result<Vec<u8>, AccessError> {
         match h {
-            StreamHandle::ByteStream { data, .. } => Ok(data.clone()),
+            StreamHandle::ByteStream { data, .. } => Ok(data
+                .get(..usize::try_from(limit).unwrap_or(usize::MAX))
+                .unwrap_or(data)
+                .to_vec()),
             StreamHandle::RelativeFile { path, .. } => {
                 let p = resolve_relative(&self.dir, path)
                     .ok_or_else(|| AccessError::Escapes(path.clone()))?;
-                read_range(&p, 0, None)
+                read_range(&p, 0, limit, false)
             }
-            StreamHandle::File { path, .. } => read_range(&self.absolute(path)?, 0, None),
+            StreamHandle::File { path, .. } => read_range(&self.absolute(path)?, 0, limit, false),
             StreamHandle::Segment {
                 path, start, size, ..
             } => read_range(
                 &self.absolute(path)?,
                 (*start).max(0) as u64,
-                Some((*size).max(0) as u64),
+                ((*size).max(0) as u64).min(limit),
+                true,
             ),
             StreamHandle::EmptySegment => Ok(Vec::new()),
             StreamHandle::KeyGroups(k) => k
                 .delegate
                 .as_ref()
-                .map_or(Err(AccessError::Missing), |d| self.read(d)),
+                .map_or(Err(AccessError::Missing), |d| self.read(d, limit)),
         }
     }
 }
@@ -150,19 +149,22 @@ mod tests {
             path: "file:/tmp/x".into(),
         };
         assert_eq!(
-            a.read(&h),
+            a.read(&h, 10),
             Err(AccessError::AbsoluteNotAllowed("file:/tmp/x".into()))
         );
         let h = StreamHandle::File {
             size: 1,
             path: "s3://bucket/x".into(),
         };
-        assert_eq!(a.read(&h), Err(AccessError::Remote("s3://bucket/x".into())));
+        assert_eq!(
+            a.read(&h, 10),
+            Err(AccessError::Remote("s3://bucket/x".into()))
+        );
         let h = StreamHandle::RelativeFile {
             path: "../x".into(),
             size: 1,
         };
-        assert_eq!(a.read(&h), Err(AccessError::Escapes("../x".into())));
+        assert_eq!(a.read(&h, 10), Err(AccessError::Escapes("../x".into())));
         assert_eq!(local_path("file:///a/b"), Some(PathBuf::from("/a/b")));
         assert_eq!(local_path("file:/a/b"), Some(PathBuf::from("/a/b")));
     }

@@ -32,6 +32,19 @@ fn unframe(data: &[u8], want: usize) -> Result<Vec<u8>> {
                 if kind == 0x01 {
                     out.extend_from_slice(body);
                 } else {
+                    // The framing format caps a chunk at 64 KiB of data: refuse a block that claims more
+                    // before allocating for it.
+                    let len = snap::raw::decompress_len(body).unwrap_or(usize::MAX);
+                    if len > 1 << 16 {
+                        return Err(c.error_at(
+                            at,
+                            ErrorKind::BadValue {
+                                what: "uncompressed snappy chunk length",
+                                value: len.min(i64::MAX as usize) as i64,
+                                expected: "at most 65536",
+                            },
+                        ));
+                    }
                     let raw = decoder.decompress_vec(body).map_err(|e| {
                         c.error_at(
                             at,

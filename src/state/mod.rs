@@ -13,6 +13,11 @@ use connectors::{Coordinator, SinkState, Split};
 use meta::{Header, StateMeta};
 use serde::Serialize;
 
+/// Operator state streams are read whole (elements are found by offset); bigger ones are refused.
+const OPERATOR_STREAM_LIMIT: u64 = 256 << 20;
+/// Keyed state streams are read only as far as their header (serializer snapshots can be large).
+const KEYED_HEADER_LIMIT: u64 = 16 << 20;
+
 /// One named operator state of one subtask.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct NamedState {
@@ -127,7 +132,11 @@ fn operator_states(h: &OperatorHandle, access: &StateAccess, out: &mut SubtaskRe
     if h.states.is_empty() {
         return; // e.g. the empty file-merging handle of a stateless operator: nothing to read
     }
-    let stream = match h.delegate.as_ref().map(|d| access.read(d)) {
+    let stream = match h
+        .delegate
+        .as_ref()
+        .map(|d| access.read(d, OPERATOR_STREAM_LIMIT))
+    {
         Some(Ok(b)) => b,
         Some(Err(e)) => return out.problems.push(format!("operator state: {e}")),
         None => return out.problems.push("operator state: null delegate".into()),
@@ -201,7 +210,7 @@ fn keyed_states(h: &KeyedHandle, access: &StateAccess, out: &mut SubtaskReport) 
     let Some(stream) = keyed_header_stream(h) else {
         return;
     };
-    let bytes = match access.read(stream) {
+    let bytes = match access.read(stream, KEYED_HEADER_LIMIT) {
         Ok(b) => b,
         Err(e) => return out.problems.push(format!("keyed state: {e}")),
     };
