@@ -287,6 +287,18 @@ fn scan_names(bytes: &[u8]) -> Vec<StateMeta> {
     out
 }
 
+/// When the structured read stopped, finds the state names by pattern instead, and says why.
+fn fall_back_to_scan(
+    bytes: &[u8],
+    structured: Result<()>,
+    states: &mut Vec<StateMeta>,
+) -> Option<String> {
+    structured.err().map(|e| {
+        *states = scan_names(bytes);
+        e.to_string()
+    })
+}
+
 /// Reads the header of an operator state stream.
 pub fn operator_header(bytes: &[u8]) -> Result<Header> {
     let mut c = Cursor::new(bytes);
@@ -304,13 +316,7 @@ pub fn operator_header(bytes: &[u8]) -> Result<Header> {
     let compressed = version >= 6 && c.u8()? != 0;
     let mut states = Vec::new();
     let structured = metas(&mut c, &mut states).and_then(|()| metas(&mut c, &mut states));
-    let partial = match structured {
-        Ok(()) => None,
-        Err(e) => {
-            states = scan_names(bytes);
-            Some(e.to_string())
-        }
-    };
+    let partial = fall_back_to_scan(bytes, structured, &mut states);
     Ok(Header {
         version,
         compressed,
@@ -341,13 +347,7 @@ pub fn keyed_header(bytes: &[u8]) -> Result<Header> {
         key_serializer = Some(k);
         metas(&mut c, &mut states)
     });
-    let partial = match structured {
-        Ok(()) => None,
-        Err(e) => {
-            states = scan_names(bytes);
-            Some(e.to_string())
-        }
-    };
+    let partial = fall_back_to_scan(bytes, structured, &mut states);
     Ok(Header {
         version,
         compressed,
