@@ -177,6 +177,9 @@ fn split_text(s: &Split) -> Option<String> {
             path.as_deref().unwrap_or("?"),
             position.map_or(String::new(), |(_, r)| format!(" after {r} records"))
         )),
+        Split::DynamicKafka {
+            cluster_id, split, ..
+        } => split_text(split).map(|t| format!("{t} (cluster {cluster_id})")),
         Split::NumberSequence { from, .. } => Some(format!("number sequence at {from}")),
         Split::Unknown(_) => None,
     }

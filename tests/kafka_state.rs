@@ -2,7 +2,8 @@
 //! here, field by field, from the layouts in shared/reference/connector-state.md (read from
 //! flink-connector-kafka's serializers): KafkaPartitionSplit v0, KafkaSourceEnumState v0–v3,
 //! KafkaWriterState v1–v2, KafkaCommittable v1 inside the committer's CommittableCollector v1 and v2
-//! (both checkpoint/subtask serializer generations). They are not real Flink output.
+//! (both checkpoint/subtask serializer generations), DynamicKafkaSourceSplit v1–v2 and
+//! DynamicKafkaSourceEnumState v1–v3. They are not real Flink output.
 
 use sp_inspect::state::connectors::{
     coordinator, sink_state, split, Committable, EnumeratorState, SinkState, Split,
@@ -438,4 +439,85 @@ fn state_and_lint_read_kafka_state_from_a_savepoint() {
         rules.contains(&"SOURCE_TOPIC_NOT_IN_NAME"),
         "payments is read by 'Source: orders': {rules:?}"
     );
+}
+
+#[test]
+fn dynamic_kafka_source_split_v1_v2_and_enumerator_v1_to_v3() {
+    let inner = kafka_split("clicks", 4, 99, i64::MIN);
+    // Split v1: cluster id, the Kafka split serializer's version, then its bytes to the end.
+    let v1 = B::default()
+        .utf("eu-1")
+        .i32(0)
+        .0
+        .into_iter()
+        .chain(inner.clone())
+        .collect::<Vec<u8>>();
+    let Split::DynamicKafka {
+        cluster_id,
+        retained_until_ms: None,
+        split: s,
+    } = split(1, &v1)
+    else {
+        panic!()
+    };
+    assert_eq!(
+        (cluster_id.as_str(), s.kafka_topic()),
+        ("eu-1", Some("clicks"))
+    );
+    // Split v2 (unreleased main): a retention flag and time after the cluster id.
+    let v2 = B::default()
+        .utf("eu-1")
+        .u8(1)
+        .i64(1700)
+        .i32(0)
+        .0
+        .into_iter()
+        .chain(inner)
+        .collect::<Vec<u8>>();
+    assert!(matches!(
+        split(2, &v2),
+        Split::DynamicKafka {
+            retained_until_ms: Some(1700),
+            ..
+        }
+    ));
+
+    // Enumerator: stream metadata, then per cluster a Kafka enumerator state (here v2).
+    let kafka_state = B::default().i32(1).utf("clicks").i32(4).i32(0).u8(1).0;
+    for version in [1, 2, 3] {
+        let mut b = B::default()
+            .i32(1)
+            .utf("clicks-stream")
+            .i32(1)
+            .utf("eu-1")
+            .i32(1)
+            .utf("clicks")
+            .utf("broker:9092");
+        if version >= 2 {
+            b = b.u8(0).u8(1).bytes(&[0xAC, 0xED]); // no starting, a stopping offsets initializer
+        }
+        b = b.i32(2).i32(1).utf("eu-1").bytes(&kafka_state);
+        if version >= 3 {
+            b = b.i32(1).utf("old-cluster").i64(5).bytes(&kafka_state);
+        }
+        let c = coordinator(&coordinator_bytes(version, &b.0)).expect("coordinator");
+        let EnumeratorState::DynamicKafka {
+            streams, clusters, ..
+        } = &c.enumerator
+        else {
+            panic!("version {version}: {:?}", c.enumerator)
+        };
+        assert_eq!(
+            streams[0].1[0],
+            (
+                "eu-1".to_string(),
+                vec!["clicks".to_string()],
+                "broker:9092".to_string()
+            )
+        );
+        assert_eq!(
+            partitions(&clusters[0].1),
+            [("clicks".to_string(), 4, "assigned".to_string())]
+        );
+    }
 }

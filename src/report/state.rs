@@ -18,6 +18,9 @@ pub fn split_line(s: &Split) -> String {
                 "kafka {topic}-{partition}: from offset {starting_offset}, stop {stopping_offset}"
             )
         }
+        Split::DynamicKafka {
+            cluster_id, split, ..
+        } => format!("{} (cluster {cluster_id})", split_line(split)),
         Split::NumberSequence { id, from, to } => {
             format!("number sequence split {id}: next {from}, last {to}")
         }
@@ -84,6 +87,32 @@ fn enum_lines(e: &EnumeratorState) -> Vec<String> {
                 partitions.len()
             )];
             v.extend(partitions.iter().map(|(t, p, s)| format!("  {t}-{p} {s}")));
+            v
+        }
+        EnumeratorState::DynamicKafka {
+            version,
+            streams,
+            clusters,
+        } => {
+            let mut v = vec![format!(
+                "dynamic kafka enumerator (state version {version}): {} streams",
+                streams.len()
+            )];
+            for (stream, cs) in streams {
+                for (cluster, topics, servers) in cs {
+                    v.push(format!(
+                        "  stream {stream}: cluster {cluster} ({servers}): {}",
+                        topics.join(", ")
+                    ));
+                }
+            }
+            for (cluster, state) in clusters {
+                v.extend(
+                    enum_lines(state)
+                        .into_iter()
+                        .map(|l| format!("  cluster {cluster}: {l}")),
+                );
+            }
             v
         }
         EnumeratorState::File {

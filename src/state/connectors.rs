@@ -51,6 +51,15 @@ pub enum Split {
         /// Offset to stop at, or `none` (unbounded).
         stopping_offset: String,
     },
+    /// `DynamicKafkaSourceSplit`: a Kafka split of one of several clusters.
+    DynamicKafka {
+        /// The Kafka cluster.
+        cluster_id: String,
+        /// Version 2 (unreleased): retained until this time, in ms.
+        retained_until_ms: Option<i64>,
+        /// The Kafka split.
+        split: Box<Split>,
+    },
     /// `NumberSequenceSource.NumberSequenceSplit`.
     NumberSequence {
         /// Split ID.
@@ -79,6 +88,17 @@ pub enum Split {
     },
     /// A split this tool does not know.
     Unknown(Opaque),
+}
+
+impl Split {
+    /// The Kafka topic of a Kafka split (of a plain or a dynamic Kafka source).
+    pub fn kafka_topic(&self) -> Option<&str> {
+        match self {
+            Split::Kafka { topic, .. } => Some(topic),
+            Split::DynamicKafka { split, .. } => split.kafka_topic(),
+            _ => None,
+        }
+    }
 }
 
 /// Reads a Flink `StringValue` string (varint length + 1, then varint chars); `None` for null.
@@ -168,6 +188,30 @@ fn kafka_split(c: &mut Cursor<'_>) -> Result<Split> {
     })
 }
 
+/// `DynamicKafkaSourceSplitSerializer`: cluster id, (v2: retention), the Kafka split's serializer version,
+/// then the Kafka split's bytes to the end.
+fn dynamic_kafka_split(c: &mut Cursor<'_>, version: i32) -> Result<Split> {
+    let cluster_id = c.utf()?;
+    let retained_until_ms = if version >= 2 && c.u8()? != 0 {
+        Some(c.i64()?)
+    } else {
+        None
+    };
+    let inner_version = c.i32()?;
+    let inner = split(inner_version, c.rest());
+    c.bytes(c.remaining())?;
+    match inner {
+        Split::Kafka { .. } => Ok(Split::DynamicKafka {
+            cluster_id,
+            retained_until_ms,
+            split: Box::new(inner),
+        }),
+        _ => Err(c.error(crate::metadata::ErrorKind::Unsupported(
+            "not a Kafka split inside".into(),
+        ))),
+    }
+}
+
 fn number_split(c: &mut Cursor<'_>) -> Result<Split> {
     Ok(Split::NumberSequence {
         id: c.utf()?,
@@ -212,7 +256,9 @@ pub fn split(version: i32, bytes: &[u8]) -> Split {
         0 => exactly(bytes, kafka_split),
         1 => exactly(bytes, number_split)
             .or_else(|| exactly(bytes, |c| file_split(c, true)))
-            .or_else(|| exactly(bytes, |c| file_split(c, false))),
+            .or_else(|| exactly(bytes, |c| file_split(c, false)))
+            .or_else(|| exactly(bytes, |c| dynamic_kafka_split(c, 1))),
+        2 => exactly(bytes, |c| dynamic_kafka_split(c, 2)),
         _ => None,
     };
     found.unwrap_or_else(|| Split::Unknown(opaque(version, bytes)))
@@ -239,6 +285,16 @@ pub enum EnumeratorState {
         splits: Vec<Split>,
         /// Files the enumerator has already turned into splits.
         processed_paths: Vec<String>,
+    },
+    /// `DynamicKafkaSourceEnumState`: the streams' cluster metadata and one Kafka enumerator state per
+    /// cluster.
+    DynamicKafka {
+        /// Serializer version (1: connector 3.1–4.0, 2: 5.0, 3: unreleased).
+        version: i32,
+        /// Stream id, then per cluster: cluster id, topics, bootstrap servers.
+        streams: Vec<(String, Vec<(String, Vec<String>, String)>)>,
+        /// Per cluster: its Kafka enumerator state.
+        clusters: Vec<(String, EnumeratorState)>,
     },
     /// `NumberSequenceSource`'s remaining splits.
     NumberSequence {
@@ -353,6 +409,55 @@ fn file_enum(c: &mut Cursor<'_>) -> Result<EnumeratorState> {
     })
 }
 
+fn dynamic_kafka_enum(version: i32, c: &mut Cursor<'_>) -> Result<EnumeratorState> {
+    let n_streams = c.count("stream count", 6)?;
+    let mut streams = Vec::with_capacity(n_streams);
+    for _ in 0..n_streams {
+        let stream_id = c.utf()?;
+        let n_clusters = c.count("cluster count", 8)?;
+        let mut clusters = Vec::with_capacity(n_clusters);
+        for _ in 0..n_clusters {
+            let cluster_id = c.utf()?;
+            let n_topics = c.count("topic count", 2)?;
+            let topics = (0..n_topics).map(|_| c.utf()).collect::<Result<Vec<_>>>()?;
+            let bootstrap = c.utf()?;
+            if version >= 2 {
+                // Two optional offsets initializers (Java-serialized): skipped.
+                for _ in 0..2 {
+                    if c.u8()? != 0 {
+                        c.byte_array("offsets initializer length")?;
+                    }
+                }
+            }
+            clusters.push((cluster_id, topics, bootstrap));
+        }
+        streams.push((stream_id, clusters));
+    }
+    let kafka_version = c.i32()?;
+    let n = c.count("cluster state count", 6)?;
+    let mut clusters = Vec::with_capacity(n);
+    for _ in 0..n {
+        let cluster_id = c.utf()?;
+        let bytes = c.byte_array("cluster state length")?;
+        let state = exactly(bytes, |k| kafka_enum(kafka_version, k))
+            .unwrap_or_else(|| EnumeratorState::Unknown(opaque(kafka_version, bytes)));
+        clusters.push((cluster_id, state));
+    }
+    if version >= 3 {
+        let retained = c.count("retained cluster count", 14)?;
+        for _ in 0..retained {
+            c.utf()?;
+            c.i64()?;
+            c.byte_array("retained cluster state length")?;
+        }
+    }
+    Ok(EnumeratorState::DynamicKafka {
+        version,
+        streams,
+        clusters,
+    })
+}
+
 fn number_enum(c: &mut Cursor<'_>) -> Result<EnumeratorState> {
     let n = c.count("split count", 18)?;
     let mut splits = Vec::with_capacity(n);
@@ -388,8 +493,10 @@ pub fn coordinator(bytes: &[u8]) -> Option<Coordinator> {
     let enumerator = match version {
         1 => exactly(payload, number_enum)
             .or_else(|| exactly(payload, file_enum))
-            .or_else(|| exactly(payload, |c| kafka_enum(1, c))),
-        v => exactly(payload, |c| kafka_enum(v, c)),
+            .or_else(|| exactly(payload, |c| kafka_enum(1, c)))
+            .or_else(|| exactly(payload, |c| dynamic_kafka_enum(1, c))),
+        v => exactly(payload, |c| kafka_enum(v, c))
+            .or_else(|| exactly(payload, |c| dynamic_kafka_enum(v, c))),
     }
     .unwrap_or_else(|| EnumeratorState::Unknown(opaque(version, payload)));
     Some(Coordinator {

@@ -103,17 +103,21 @@ impl OperatorReport {
     pub fn topics(&self) -> Vec<String> {
         let mut out: Vec<String> = self
             .splits()
-            .filter_map(|(_, s)| match s {
-                Split::Kafka { topic, .. } => Some(topic.clone()),
-                _ => None,
-            })
+            .filter_map(|(_, s)| s.kafka_topic().map(str::to_owned))
             .collect();
-        if let Some(Coordinator {
-            enumerator: connectors::EnumeratorState::Kafka { partitions, .. },
-            ..
-        }) = &self.coordinator
-        {
-            out.extend(partitions.iter().map(|(t, _, _)| t.clone()));
+        fn enum_topics(e: &connectors::EnumeratorState, out: &mut Vec<String>) {
+            match e {
+                connectors::EnumeratorState::Kafka { partitions, .. } => {
+                    out.extend(partitions.iter().map(|(t, _, _)| t.clone()))
+                }
+                connectors::EnumeratorState::DynamicKafka { clusters, .. } => {
+                    clusters.iter().for_each(|(_, s)| enum_topics(s, out))
+                }
+                _ => {}
+            }
+        }
+        if let Some(c) = &self.coordinator {
+            enum_topics(&c.enumerator, &mut out);
         }
         out.sort();
         out.dedup();
