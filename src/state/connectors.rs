@@ -264,6 +264,9 @@ pub fn split(version: i32, bytes: &[u8]) -> Split {
     found.unwrap_or_else(|| Split::Unknown(opaque(version, bytes)))
 }
 
+/// A Kafka cluster of a dynamic Kafka source's stream: cluster id, topics, bootstrap servers.
+pub type ClusterMetadata = (String, Vec<String>, String);
+
 /// A split enumerator checkpoint (the source coordinator's state).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -292,7 +295,7 @@ pub enum EnumeratorState {
         /// Serializer version (1: connector 3.1–4.0, 2: 5.0, 3: unreleased).
         version: i32,
         /// Stream id, then per cluster: cluster id, topics, bootstrap servers.
-        streams: Vec<(String, Vec<(String, Vec<String>, String)>)>,
+        streams: Vec<(String, Vec<ClusterMetadata>)>,
         /// Per cluster: its Kafka enumerator state.
         clusters: Vec<(String, EnumeratorState)>,
     },
