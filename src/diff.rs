@@ -198,16 +198,16 @@ enum Identity {
 }
 
 fn identity(old: &OldOperator, new: &GraphOperator, by: MatchedBy) -> Identity {
+    if by == MatchedBy::UidHash {
+        // setUidHash is an explicit mapping made by the user: a renamed uid keeps its state on purpose.
+        return Identity::Same;
+    }
     if let (Some(a), Some(b)) = (&old.uid, &new.uid) {
         return if a == b {
             Identity::Same
         } else {
             Identity::Different(format!("uid {a:?} → {b:?}"))
         };
-    }
-    if by == MatchedBy::UidHash {
-        // setUidHash is an explicit mapping made by the user.
-        return Identity::Same;
     }
     match (&old.name, &new.name) {
         (Some(a), Some(b)) if a == b => Identity::Same,

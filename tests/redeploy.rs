@@ -230,3 +230,46 @@ fn the_pyflink_graph_manifest_matches_flinks_reading_of_the_savepoint() {
     };
     assert_eq!(view(&graph["operators"]), view(&flink["operators"]));
 }
+
+#[test]
+fn set_uid_hash_claims_the_state_of_a_renamed_uid_as_flink_does() {
+    // The same job with every uid renamed: without set_uid_hash every state is dropped (Flink restored
+    // nothing, see uids-renamed); with set_uid_hash(old ID) Flink restored every state.
+    for dir in redeploy_dirs() {
+        let old = load(&dir.join("v1-uid/snapshot"));
+        let new = load(&dir.join("cases/uids-renamed-uid-hash/new-graph.json"));
+        let report = run_diff(
+            DiffInputs {
+                old: (&old, "old"),
+                new: (&new, "new"),
+                old_graph: None,
+                new_graph: None,
+            },
+            RestoreOptions::default(),
+            &Config::default(),
+            FailOn::Severity(Severity::Error),
+        );
+        let d = report.diff.expect("diff");
+        assert_eq!(d.verdict, Verdict::Restores, "{dir:?}: {:?}", d.reasons);
+        let stateful: Vec<_> = d
+            .entries
+            .iter()
+            .filter(|e| {
+                e.old
+                    .as_ref()
+                    .and_then(|o| o.state.as_ref())
+                    .is_some_and(|s| !s.empty)
+            })
+            .collect();
+        assert!(!stateful.is_empty());
+        for e in stateful {
+            assert_eq!(e.status, Status::Restored, "{dir:?}: {}", e.note);
+            assert_eq!(
+                e.matched_by,
+                Some(sp_inspect::diff::MatchedBy::UidHash),
+                "{dir:?}: {}",
+                e.note
+            );
+        }
+    }
+}
