@@ -273,3 +273,43 @@ fn set_uid_hash_claims_the_state_of_a_renamed_uid_as_flink_does() {
         }
     }
 }
+
+#[test]
+fn the_java_graph_manifest_has_the_ids_of_the_savepoint_the_same_job_took() {
+    // graph-java.json: contrib/java/SpInspectGraph.java run on the job that then wrote the fixture's
+    // savepoint, on Flink 1.14, 1.17, 1.20, 2.0 and 2.3.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let mut checked = Vec::new();
+    for entry in std::fs::read_dir(&root).expect("fixtures") {
+        let dir = entry.expect("entry").path();
+        if !dir.join("graph-java.json").is_file() {
+            continue;
+        }
+        let sp = load(&dir.join("snapshot"));
+        let graph = load(&dir.join("graph-java.json"));
+        let ids = |ops: Vec<sp_inspect::graph::GraphOperator>| -> BTreeSet<(String, Option<String>, Option<String>)> {
+            ops.into_iter().map(|o| (o.id.to_string(), o.name, o.uid)).collect()
+        };
+        let from_savepoint = ids(sp.as_new());
+        let mut from_graph = ids(graph.as_new());
+        if let JobInput::Savepoint(r) = &sp {
+            if r.header.version < 5 {
+                // Formats before 5 record no names or uids: compare IDs only.
+                from_graph = from_graph
+                    .into_iter()
+                    .map(|(id, _, _)| (id, None, None))
+                    .collect();
+            }
+        }
+        assert_eq!(from_savepoint, from_graph, "{dir:?}");
+        checked.push(
+            json(&dir.join("graph-java.json"))["flink_version"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+        );
+    }
+    checked.sort();
+    checked.dedup();
+    assert_eq!(checked, ["1.14.6", "1.17.2", "1.20.5", "2.0.2", "2.3.0"]);
+}
