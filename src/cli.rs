@@ -107,9 +107,12 @@ pub enum Command {
         #[arg(long)]
         flink_1_11_channel_state: bool,
     },
-    /// Predict what Flink does when NEW starts from OLD's state: restored, shifted, orphaned, new, and
-    /// Flink's verdict. OLD and NEW are each a savepoint/checkpoint (directory or `_metadata`), a graph
-    /// manifest (`sp-inspect/graph-v1` JSON) or a uid list (one per line), told apart by content.
+    /// Predict what Flink does when NEW starts from OLD's state (the pre-deploy gate)
+    ///
+    /// For every old state and new operator: restored, shifted (state lands on a different operator),
+    /// orphaned, new; and Flink's verdict. OLD and NEW are each a savepoint/checkpoint (directory or
+    /// `_metadata`), a graph manifest (`sp-inspect/graph-v1` JSON) or a uid list (one per line), told apart
+    /// by content.
     #[command(after_help = EXIT_CODES)]
     Diff {
         /// The state: usually the savepoint the new job will start from.
@@ -151,8 +154,10 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = RulesFormat::Table)]
         format: RulesFormat,
     },
-    /// Show what the state says: operator and keyed state names, source splits (Kafka topic, partition and
-    /// offset; files; number ranges), enumerator checkpoints, Sink V2 writer and committer states.
+    /// Show what the state says: state names, source splits, enumerators, sink transactions
+    ///
+    /// Operator and keyed state names and serializers, source splits (Kafka topic, partition and offset;
+    /// files; number ranges), enumerator checkpoints, Sink V2 writer and committer states.
     #[command(after_help = EXIT_CODES)]
     State {
         /// A savepoint/checkpoint directory or its `_metadata` file.
