@@ -132,7 +132,7 @@ pub enum Command {
         #[command(flatten)]
         gate: GateArgs,
     },
-    /// Check one savepoint or graph for what makes state go to the wrong place on a later deploy.
+    /// Check savepoints or graphs for what makes state go to the wrong place on a later deploy.
     #[command(after_help = EXIT_CODES)]
     Lint {
         /// Savepoints/checkpoints, graph manifests or uid lists; given together, Kafka sinks sharing a
