@@ -92,7 +92,14 @@ impl JobInput {
             })?;
             return Ok(JobInput::Savepoint(Box::new(report)));
         }
-        let text = std::fs::read_to_string(path).map_err(io)?;
+        let text = std::fs::read_to_string(path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::InvalidData => LoadError::Input(InputError {
+                path: path.to_path_buf(),
+                error: "not a _metadata file (it does not start with 49 60 67 2d), a JSON graph manifest or a text uid list"
+                    .into(),
+            }),
+            _ => io(e),
+        })?;
         if text.trim_start().starts_with('{') {
             parse_manifest(&text)
                 .map(JobInput::Manifest)
