@@ -253,6 +253,12 @@ fn unreadable_inputs_exit_2_never_0() {
     std::fs::remove_file(&truncated).ok();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("byte offset"));
+    let binary = tmp("binary");
+    std::fs::write(&binary, [0xFFu8, 0xFE, 0x00, 0x80, 0x81]).expect("write");
+    let out = sp(&["lint", p(&binary)], &[]);
+    std::fs::remove_file(&binary).ok();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a _metadata file"));
 }
 
 #[test]
