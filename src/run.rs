@@ -76,7 +76,11 @@ fn read_text(path: &Path) -> Result<String, RunError> {
 
 fn decode_options(flink_1_11_channel_state: bool) -> DecodeOptions {
     DecodeOptions {
-        channel_subtask_index: !flink_1_11_channel_state,
+        channel_subtask_index: if flink_1_11_channel_state {
+            crate::metadata::ChannelIndex::Without
+        } else {
+            crate::metadata::ChannelIndex::Auto
+        },
     }
 }
 

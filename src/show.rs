@@ -221,6 +221,11 @@ pub fn stream(
         r.state = report;
         on_row(r);
     }
+    if d.used_flink_1_11_channel_layout() {
+        warnings.push(
+            "channel-state handles have no subtask index: read as an unaligned checkpoint written by Flink 1.11".into(),
+        );
+    }
     let tail = d.finish()?;
     if !tail.trailing_bytes.is_empty() {
         warnings.push(format!(

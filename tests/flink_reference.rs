@@ -320,3 +320,34 @@ fn every_fixture_encodes_back_to_its_bytes() {
         );
     }
 }
+
+#[test]
+fn unaligned_checkpoints_of_flink_1_11_have_channel_handles_without_subtask_index() {
+    // Real Flink 1.11.4 output: the 1.12+ layout fails on it, the 1.11 layout reads it (and
+    // every_fixture_decodes_as_flink_reads_it checks that result against Flink), Auto falls back.
+    use sp_inspect::metadata::{ChannelIndex, Decoder};
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/v3-flink1.11-heap-unaligned-checkpoint");
+    let bytes = std::fs::read(dir.join("snapshot/_metadata")).expect("_metadata");
+    let with = DecodeOptions {
+        channel_subtask_index: ChannelIndex::With,
+    };
+    let e = decode(&bytes, with).expect_err("no subtask index in 1.11 channel handles");
+    assert!(e.context.contains("_state["), "{e}");
+    let without = DecodeOptions {
+        channel_subtask_index: ChannelIndex::Without,
+    };
+    assert!(decode(&bytes, without).is_ok());
+    let mut d = Decoder::new(&bytes, DecodeOptions::default()).expect("header");
+    assert!(d.by_ref().all(|op| op.is_ok()));
+    assert!(d.used_flink_1_11_channel_layout());
+    // And a 1.17 unaligned checkpoint keeps the index.
+    let bytes = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/v4-flink1.17-hashmap-unaligned-checkpoint/snapshot/_metadata"),
+    )
+    .expect("_metadata");
+    let mut d = Decoder::new(&bytes, DecodeOptions::default()).expect("header");
+    assert!(d.by_ref().all(|op| op.is_ok()));
+    assert!(!d.used_flink_1_11_channel_layout());
+}

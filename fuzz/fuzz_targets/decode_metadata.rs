@@ -2,10 +2,10 @@
 //! decodes can be summarised.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use sp_inspect::metadata::{decode, DecodeOptions};
+use sp_inspect::metadata::{decode, ChannelIndex, DecodeOptions};
 
 fuzz_target!(|data: &[u8]| {
-    for channel_subtask_index in [true, false] {
+    for channel_subtask_index in [ChannelIndex::Auto, ChannelIndex::With, ChannelIndex::Without] {
         if let Ok(md) = decode(data, DecodeOptions { channel_subtask_index }) {
             for op in &md.operators {
                 let _ = op.summary();

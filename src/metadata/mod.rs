@@ -65,20 +65,24 @@ pub fn writers_of(version: i32) -> &'static str {
     }
 }
 
-/// Choices for layouts that the file itself does not announce.
-#[derive(Debug, Clone, Copy)]
-pub struct DecodeOptions {
-    /// Untagged channel-state handles start with a subtask index (true for Flink 1.12 and later;
-    /// false for unaligned checkpoints written by Flink 1.11).
-    pub channel_subtask_index: bool,
+/// Whether untagged channel-state handles (formats 3–5) start with a subtask index: they do from Flink
+/// 1.12 on; unaligned checkpoints written by Flink 1.11 have none. Nothing in the file says which.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ChannelIndex {
+    /// With the index; if an operator then fails to decode, without it for the rest of the file.
+    #[default]
+    Auto,
+    /// Always with the index (Flink 1.12+).
+    With,
+    /// Never (Flink 1.11).
+    Without,
 }
 
-impl Default for DecodeOptions {
-    fn default() -> Self {
-        DecodeOptions {
-            channel_subtask_index: true,
-        }
-    }
+/// Choices for layouts that the file itself does not announce.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DecodeOptions {
+    /// The channel-state handle layout.
+    pub channel_subtask_index: ChannelIndex,
 }
 
 /// Streaming decoder: the header on construction, then operators one at a time, then the tail.
@@ -88,6 +92,8 @@ pub struct Decoder<'a> {
     options: DecodeOptions,
     next: usize,
     failed: bool,
+    /// `ChannelIndex::Auto` fell back to Flink 1.11's channel layout.
+    flink_1_11_channels: bool,
 }
 
 impl<'a> Decoder<'a> {
@@ -141,7 +147,14 @@ impl<'a> Decoder<'a> {
             options,
             next: 0,
             failed: false,
+            flink_1_11_channels: false,
         })
+    }
+
+    /// Whether the file turned out to be an unaligned checkpoint of Flink 1.11 (channel-state handles
+    /// without subtask index), with `ChannelIndex::Auto`.
+    pub fn used_flink_1_11_channel_layout(&self) -> bool {
+        self.flink_1_11_channels
     }
 
     /// Byte offset of the next operator record (or of the tail, after the last one).
@@ -218,7 +231,11 @@ impl<'a> Decoder<'a> {
         };
         let layout = ChannelLayout {
             tagged: version >= 6,
-            subtask_index: self.options.channel_subtask_index,
+            subtask_index: match self.options.channel_subtask_index {
+                ChannelIndex::With => true,
+                ChannelIndex::Without => false,
+                ChannelIndex::Auto => !self.flink_1_11_channels,
+            },
         };
         let mut subtasks = Vec::with_capacity(n);
         c.enter("subtasks");
@@ -261,9 +278,26 @@ impl Iterator for Decoder<'_> {
         }
         let i = self.next;
         self.next += 1;
+        let (start, depth) = (self.c.position(), self.c.depth());
         self.c.enter("operators");
         self.c.enter_index(i);
-        let out = self.read_operator();
+        let mut out = self.read_operator();
+        let retry = out.is_err()
+            && self.options.channel_subtask_index == ChannelIndex::Auto
+            && !self.flink_1_11_channels
+            && (3..=5).contains(&self.header.version);
+        if retry {
+            // Perhaps an unaligned checkpoint of Flink 1.11: its channel handles have no subtask index.
+            self.c.rewind(start);
+            self.c.truncate_path(depth);
+            self.c.enter("operators");
+            self.c.enter_index(i);
+            self.flink_1_11_channels = true;
+            match self.read_operator() {
+                Ok(op) => out = Ok(op),
+                Err(_) => self.flink_1_11_channels = false, // keep the first error
+            }
+        }
         self.c.leave();
         self.c.leave();
         self.failed = out.is_err();

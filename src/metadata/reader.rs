@@ -65,6 +65,16 @@ impl<'a> Cursor<'a> {
             .push(Seg::Index(u32::try_from(i).unwrap_or(u32::MAX)));
     }
 
+    /// How deep in the structure the cursor is (for `truncate_path`).
+    pub fn depth(&self) -> usize {
+        self.path.len()
+    }
+
+    /// Goes back to a depth returned by `depth` (after an error left entered parts behind).
+    pub fn truncate_path(&mut self, depth: usize) {
+        self.path.truncate(depth);
+    }
+
     /// Leaves what the last `enter` entered.
     pub fn leave(&mut self) {
         self.path.pop();
