@@ -4,51 +4,8 @@
 use sp_inspect::metadata::{decode, DecodeError, DecodeOptions, ErrorKind};
 use std::path::Path;
 
-/// Builds `_metadata` bytes the way Java's DataOutputStream writes them.
-#[derive(Default, Clone)]
-struct B(Vec<u8>);
-
-impl B {
-    fn i8(mut self, v: u8) -> Self {
-        self.0.push(v);
-        self
-    }
-    fn i32(mut self, v: i32) -> Self {
-        self.0.extend_from_slice(&v.to_be_bytes());
-        self
-    }
-    fn i64(mut self, v: i64) -> Self {
-        self.0.extend_from_slice(&v.to_be_bytes());
-        self
-    }
-    fn raw(mut self, v: &[u8]) -> Self {
-        self.0.extend_from_slice(v);
-        self
-    }
-    fn utf(self, s: &str) -> Self {
-        let b = s.as_bytes();
-        let n = b.len() as u16;
-        self.raw(&n.to_be_bytes()).raw(b)
-    }
-    /// Zero bytes after the interesting part, so that count checks (which refuse counts the remaining
-    /// bytes cannot hold) pass and decoding reaches the value under test.
-    fn pad(self) -> Self {
-        self.raw(&[0; 64])
-    }
-    /// Header of a file with no master states, up to and including the operator count.
-    fn header(version: i32, operators: i32) -> Self {
-        B::default()
-            .i32(0x4960672D)
-            .i32(version)
-            .i64(7)
-            .i32(0)
-            .i32(operators)
-    }
-    /// A V3 operator record up to the subtask count.
-    fn op_v3(self, subtasks: i32) -> Self {
-        self.raw(&[0xAB; 16]).i32(1).i32(128).i8(0).i32(subtasks)
-    }
-}
+mod common;
+use common::B;
 
 fn err(bytes: &[u8]) -> DecodeError {
     match decode(bytes, DecodeOptions::default()) {
@@ -59,7 +16,7 @@ fn err(bytes: &[u8]) -> DecodeError {
 
 /// A V3 file with one operator with one subtask whose managed keyed handle has tag `tag`.
 fn with_keyed_tag(tag: u8) -> B {
-    B::header(3, 1).op_v3(1).i32(0).i32(0).i32(0).i8(tag)
+    B::header(3, 1).op_v3(1).i32(0).i32(0).i32(0).u8(tag)
 }
 
 #[test]
@@ -69,8 +26,8 @@ fn a_minimal_file_decodes() {
         .i32(0)
         .i32(0)
         .i32(0)
-        .i8(0)
-        .i8(0)
+        .u8(0)
+        .u8(0)
         .i32(0)
         .i32(0);
     let md = decode(&b.0, DecodeOptions::default()).expect("valid");
@@ -112,7 +69,7 @@ fn unknown_tags_in_every_context() {
     assert_eq!(e.offset, with_keyed_tag(99).0.len() as u64 - 1);
     assert_eq!(e.context, "operators[0].subtasks[0].managed_keyed_state");
     // stream context (coordinator state)
-    let b = B::header(3, 1).raw(&[0; 16]).i32(1).i32(128).i8(42).pad();
+    let b = B::header(3, 1).raw(&[0; 16]).i32(1).i32(128).u8(42).pad();
     let e = err(&b.0);
     assert_eq!(
         e.kind,
@@ -123,7 +80,7 @@ fn unknown_tags_in_every_context() {
     );
     assert_eq!(e.context, "operators[0].coordinator_state");
     // operator context
-    let b = B::header(3, 1).op_v3(1).i32(0).i32(1).i8(5).pad();
+    let b = B::header(3, 1).op_v3(1).i32(0).i32(1).u8(5).pad();
     assert_eq!(
         err(&b.0).kind,
         ErrorKind::UnknownTag {
@@ -139,10 +96,10 @@ fn unknown_tags_in_every_context() {
         .i32(0)
         .i32(0)
         .i32(0)
-        .i8(0)
-        .i8(0)
+        .u8(0)
+        .u8(0)
         .i32(1)
-        .i8(2)
+        .u8(2)
         .pad();
     assert!(matches!(
         err(&b.0).kind,
@@ -156,7 +113,7 @@ fn coordinator_state_must_be_inline_or_absent() {
         .raw(&[0; 16])
         .i32(1)
         .i32(128)
-        .i8(2)
+        .u8(2)
         .i64(10)
         .utf("/x")
         .i32(0)
@@ -185,7 +142,7 @@ fn huge_counts_are_refused_before_allocating() {
             "key-group offset count",
         ),
         (
-            B::header(3, 1).op_v3(1).i32(0).i32(1).i8(4).i32(i32::MAX).0,
+            B::header(3, 1).op_v3(1).i32(0).i32(1).u8(4).i32(i32::MAX).0,
             "operator state count",
         ),
     ] {
@@ -220,7 +177,7 @@ fn negative_counts_and_lengths() {
         .raw(&[0; 16])
         .i32(1)
         .i32(128)
-        .i8(1)
+        .u8(1)
         .utf("h")
         .i32(-3)
         .pad();
@@ -278,10 +235,10 @@ fn bad_distribution_mode() {
         .op_v3(1)
         .i32(0)
         .i32(1)
-        .i8(4)
+        .u8(4)
         .i32(1)
         .utf("s")
-        .i8(3)
+        .u8(3)
         .pad();
     assert!(matches!(
         err(&b.0).kind,

@@ -9,38 +9,8 @@ use sp_inspect::state::connectors::{
     coordinator, sink_state, split, Committable, EnumeratorState, SinkState, Split,
 };
 
-#[derive(Default, Clone)]
-struct B(Vec<u8>);
-
-impl B {
-    fn i16(mut self, v: i16) -> Self {
-        self.0.extend_from_slice(&v.to_be_bytes());
-        self
-    }
-    fn i32(mut self, v: i32) -> Self {
-        self.0.extend_from_slice(&v.to_be_bytes());
-        self
-    }
-    fn i64(mut self, v: i64) -> Self {
-        self.0.extend_from_slice(&v.to_be_bytes());
-        self
-    }
-    fn u8(mut self, v: u8) -> Self {
-        self.0.push(v);
-        self
-    }
-    fn utf(mut self, s: &str) -> Self {
-        self.0.extend_from_slice(&(s.len() as u16).to_be_bytes());
-        self.0.extend_from_slice(s.as_bytes());
-        self
-    }
-    /// i32 length, then the bytes.
-    fn bytes(mut self, b: &[u8]) -> Self {
-        self = self.i32(b.len() as i32);
-        self.0.extend_from_slice(b);
-        self
-    }
-}
+mod common;
+use common::B;
 
 fn kafka_split(topic: &str, partition: i32, start: i64, stop: i64) -> Vec<u8> {
     B::default()
