@@ -231,6 +231,7 @@ fn describe_state(r: &OperatorReport, info: &mut StateInfo) {
                     }
                 }
             }
+            SinkState::FileWriter { .. } => {}
             SinkState::Unknown(_) => {}
         }
     }

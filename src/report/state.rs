@@ -64,6 +64,16 @@ fn sink_lines(s: &SinkState) -> Vec<String> {
                         "{at}: pending kafka transaction {transactional_id} (producer {producer_id}, epoch {epoch}), {}",
                         p.state
                     ),
+                    Committable::File { bucket_id, pending_file, in_progress_file_to_cleanup, .. } => format!(
+                        "{at}: file sink committable{}: {}, {}",
+                        bucket_id.as_deref().map_or(String::new(), |b| format!(" of bucket {b}")),
+                        match (pending_file, in_progress_file_to_cleanup) {
+                            (true, _) => "a pending part file to publish",
+                            (false, true) => "an in-progress part file to clean up",
+                            (false, false) => "a compacted file to clean up",
+                        },
+                        p.state
+                    ),
                     Committable::Other(o) => format!(
                         "{at}: pending committable (version {}, {} bytes), {}",
                         o.version, o.length, p.state
@@ -71,6 +81,14 @@ fn sink_lines(s: &SinkState) -> Vec<String> {
                 })
             })
             .collect(),
+        SinkState::FileWriter { bucket_id, bucket_path, in_progress_file, pending_files, .. } => {
+            let mut v = vec![format!(
+                "file sink writer: bucket {bucket_id} ({bucket_path}){}",
+                if *in_progress_file { ", part file in progress" } else { "" }
+            )];
+            v.extend(pending_files.iter().map(|(c, n)| format!("  {n} pending part files of checkpoint {c}")));
+            v
+        }
         SinkState::Unknown(o) => vec![format!("unknown sink state: version {}, {} bytes", o.version, o.length)],
     }
 }

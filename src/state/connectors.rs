@@ -512,6 +512,21 @@ pub fn coordinator(bytes: &[u8]) -> Option<Coordinator> {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum SinkState {
+    /// FileSink's `FileWriterBucketState`: the bucket a writer subtask has open.
+    FileWriter {
+        /// Serializer version (1–3).
+        version: i32,
+        /// Bucket id (e.g. `2026-11-29--14`).
+        bucket_id: String,
+        /// Bucket directory.
+        bucket_path: String,
+        /// Creation time of the in-progress part file (ms).
+        in_progress_file_creation_time: i64,
+        /// Whether a part file was in progress.
+        in_progress_file: bool,
+        /// Versions 1–2: pending part files per checkpoint (checkpoint id, count).
+        pending_files: Vec<(i64, usize)>,
+    },
     /// `KafkaWriterState`.
     KafkaWriter {
         /// Serializer version (1 or 2).
@@ -571,8 +586,102 @@ pub enum Committable {
         /// Transactional ID.
         transactional_id: String,
     },
-    /// Another sink's committable (e.g. FileSink's pending file).
+    /// `FileSinkCommittable`: a part file to publish or to clean up.
+    File {
+        /// Serializer version (1 or 2).
+        version: i32,
+        /// Version 2: the bucket id.
+        bucket_id: Option<String>,
+        /// A pending part file, published on commit.
+        pending_file: bool,
+        /// An in-progress part file to clean up.
+        in_progress_file_to_cleanup: bool,
+        /// Version 2: a compacted file to clean up.
+        compacted_file_to_cleanup: Option<bool>,
+    },
+    /// Another sink's committable.
     Other(Opaque),
+}
+
+const FILE_COMMITTABLE_MAGIC: i32 = 0x1E76_5C80;
+const FILE_BUCKET_STATE_MAGIC: i32 = 0x1E76_4B79;
+
+fn magic(c: &mut Cursor<'_>, want: i32) -> Result<()> {
+    let at = c.offset();
+    let m = c.i32()?;
+    if m != want {
+        return Err(c.error_at(at, crate::metadata::ErrorKind::BadMagic(m as u32)));
+    }
+    Ok(())
+}
+
+/// A presence flag and, when set, a `SimpleVersionedSerialization` payload (skipped).
+fn optional_versioned(c: &mut Cursor<'_>) -> Result<bool> {
+    if c.u8()? == 0 {
+        return Ok(false);
+    }
+    c.i32()?;
+    c.byte_array("versioned payload length")?;
+    Ok(true)
+}
+
+fn file_committable(version: i32, c: &mut Cursor<'_>) -> Result<Committable> {
+    magic(c, FILE_COMMITTABLE_MAGIC)?;
+    let bucket_id = if version >= 2 { Some(c.utf()?) } else { None };
+    let pending_file = optional_versioned(c)?;
+    let in_progress_file_to_cleanup = optional_versioned(c)?;
+    let compacted_file_to_cleanup = if version >= 2 {
+        Some(optional_versioned(c)?)
+    } else {
+        None
+    };
+    Ok(Committable::File {
+        version,
+        bucket_id,
+        pending_file,
+        in_progress_file_to_cleanup,
+        compacted_file_to_cleanup,
+    })
+}
+
+/// `SimpleVersionedStringSerializer`: a little-endian length, then UTF-8.
+fn versioned_string(c: &mut Cursor<'_>) -> Result<String> {
+    let _version = c.i32()?;
+    let payload = c.byte_array("string payload length")?;
+    let mut p = Cursor::nested(payload, 0, c);
+    let n = p
+        .bytes(4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)?;
+    Ok(String::from_utf8_lossy(p.bytes(n)?).into_owned())
+}
+
+fn file_writer(version: i32, c: &mut Cursor<'_>) -> Result<SinkState> {
+    magic(c, FILE_BUCKET_STATE_MAGIC)?;
+    let bucket_id = versioned_string(c)?;
+    let bucket_path = c.utf()?;
+    let in_progress_file_creation_time = c.i64()?;
+    let in_progress_file = optional_versioned(c)?;
+    let mut pending_files = Vec::new();
+    if version <= 2 {
+        let _pending_version = c.i32()?;
+        let checkpoints = c.count("checkpoint count", 12)?;
+        for _ in 0..checkpoints {
+            let id = c.i64()?;
+            let n = c.count("pending file count", 4)?;
+            for _ in 0..n {
+                c.byte_array("pending file length")?;
+            }
+            pending_files.push((id, n));
+        }
+    }
+    Ok(SinkState::FileWriter {
+        version,
+        bucket_id,
+        bucket_path,
+        in_progress_file_creation_time,
+        in_progress_file,
+        pending_files,
+    })
 }
 
 const COLLECTOR_MAGIC: i32 = 0xB91F_252Cu32 as i32;
@@ -590,6 +699,7 @@ fn committable(version: i32, bytes: &[u8]) -> Committable {
     });
     kafka
         .flatten()
+        .or_else(|| exactly(bytes, |c| file_committable(version, c)))
         .unwrap_or_else(|| Committable::Other(opaque(version, bytes)))
 }
 
@@ -728,6 +838,7 @@ pub fn sink_state(state_name: &str, version: i32, bytes: &[u8]) -> SinkState {
             }),
             _ => None,
         }
+        .or_else(|| exactly(bytes, |c| file_writer(version, c)))
     };
     found.unwrap_or_else(|| SinkState::Unknown(opaque(version, bytes)))
 }
