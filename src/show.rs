@@ -107,10 +107,10 @@ pub enum StateScope {
     SourcesAndSinks,
 }
 
-fn in_scope(op: &OperatorState, scope: StateScope) -> bool {
+fn in_scope(op: &OperatorState, summary: &OperatorSummary, scope: StateScope) -> bool {
     scope == StateScope::All
         || op.coordinator_state.is_some()
-        || op.summary().operator_states.iter().any(|(n, _)| {
+        || summary.operator_states.iter().any(|(n, _)| {
             n == "SourceReaderState"
                 || n == "writer_raw_states"
                 || n == "streaming_committer_raw_states"
@@ -208,16 +208,17 @@ pub fn stream(
             ));
         }
         check_operator(&op, file, &mut warnings);
+        let summary = op.summary();
         let report = opts
             .state
             .as_ref()
-            .filter(|_| in_scope(&op, opts.state_scope))
+            .filter(|_| in_scope(&op, &summary, opts.state_scope))
             .map(|a| crate::state::inspect(&op, a));
         let names = report.as_ref().map(state_names);
         for p in names.iter().flat_map(|n| &n.problems) {
             warnings.push(format!("operator {}: {p}", op.id));
         }
-        let mut r = row(op, opts, file, names);
+        let mut r = row(op, summary, opts, file, names);
         r.state = report;
         on_row(r);
     }
@@ -319,6 +320,7 @@ fn for_each_relative(h: &AnyHandle<'_>, f: &mut dyn FnMut(&str)) {
 
 fn row(
     op: OperatorState,
+    summary: OperatorSummary,
     opts: &ShowOptions,
     file: &MetadataFile,
     state_names: Option<StateNames>,
@@ -362,7 +364,7 @@ fn row(
         parallelism: op.parallelism,
         max_parallelism: op.max_parallelism,
         fully_finished: op.fully_finished(),
-        summary: op.summary(),
+        summary,
         subtasks,
         state_names,
         state: None,
