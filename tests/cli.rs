@@ -4,6 +4,8 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod common;
+
 fn sp(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_sp-inspect"))
         .args(args)
@@ -25,13 +27,7 @@ fn root() -> PathBuf {
 }
 
 fn fixture_dirs() -> Vec<PathBuf> {
-    let mut v: Vec<_> = std::fs::read_dir(root())
-        .expect("fixtures")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.join("expected.json").is_file())
-        .collect();
-    v.sort();
-    v
+    common::fixture_dirs(|p| p.join("expected.json").is_file())
 }
 
 fn expected(dir: &Path) -> Value {

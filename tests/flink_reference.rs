@@ -9,14 +9,10 @@ use sp_inspect::stats::StateKind;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+mod common;
+
 fn fixtures() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
-    let mut out: Vec<_> = std::fs::read_dir(&root)
-        .expect("fixtures directory")
-        .map(|e| e.expect("dir entry").path())
-        .filter(|p| p.join("expected.json").is_file())
-        .collect();
-    out.sort();
+    let out = common::fixture_dirs(|p| p.join("expected.json").is_file());
     assert!(
         out.len() >= 10,
         "expected the fixture corpus, found {out:?}"

@@ -12,18 +12,13 @@ use sp_inspect::rules::Severity;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+mod common;
+
 fn redeploy_dirs() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
-    let mut v: Vec<_> = std::fs::read_dir(root)
-        .expect("fixtures")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("redeploy-flink"))
-        })
-        .collect();
-    v.sort();
-    v
+    common::fixture_dirs(|p| {
+        p.file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("redeploy-flink"))
+    })
 }
 
 fn load(p: &Path) -> JobInput {

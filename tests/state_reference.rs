@@ -7,17 +7,12 @@ use sp_inspect::metadata::{decode, DecodeOptions};
 use sp_inspect::state::access::StateAccess;
 use sp_inspect::state::connectors::{Committable, EnumeratorState, SinkState, Split};
 use sp_inspect::state::{inspect, OperatorReport};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+
+mod common;
 
 fn fixtures() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
-    let mut v: Vec<_> = std::fs::read_dir(root)
-        .expect("fixtures")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.join("expected-state.json").is_file())
-        .collect();
-    v.sort();
-    v
+    common::fixture_dirs(|p| p.join("expected-state.json").is_file())
 }
 
 fn split_json(s: &Split) -> Value {

@@ -55,3 +55,19 @@ impl B {
         self.raw(&[0xAB; 16]).i32(1).i32(128).u8(0).i32(subtasks)
     }
 }
+
+/// The fixture corpus.
+pub fn fixtures_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
+
+/// The fixture directories that `keep` accepts, sorted.
+pub fn fixture_dirs(keep: impl Fn(&std::path::Path) -> bool) -> Vec<std::path::PathBuf> {
+    let mut v: Vec<_> = std::fs::read_dir(fixtures_dir())
+        .expect("fixtures directory")
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| keep(p))
+        .collect();
+    v.sort();
+    v
+}
