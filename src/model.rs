@@ -502,8 +502,9 @@ impl CheckpointProperties {
 pub struct Tail {
     /// Format 4+: the properties trailer.
     pub trailer: Option<Trailer>,
-    /// Formats 2/3: bytes after the body, which Flink ignores.
-    pub trailing_bytes: Vec<u8>,
+    /// Bytes Flink ignores: after the body (formats 2/3) or after the checkpoint properties (4+). Counted,
+    /// not kept: a file padded to gigabytes costs no memory, and the encoder writes what Flink reads.
+    pub ignored_bytes: u64,
 }
 
 /// A whole decoded `_metadata` file.

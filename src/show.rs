@@ -159,6 +159,8 @@ pub struct ShowReport {
     pub tail: Tail,
     /// Oddities that do not stop decoding.
     pub warnings: Vec<String>,
+    /// How many operators got their uid from `ShowOptions::uids`.
+    pub uids_matched: usize,
 }
 
 impl ShowReport {
@@ -195,6 +197,7 @@ pub fn stream(
     // Pages already decoded are handed back every so often: memory stays flat on huge files.
     const RELEASE_EVERY: u64 = 16 << 20;
     let mut released = 0;
+    let mut uids_matched = 0;
     while let Some(op) = d.next() {
         let op = op?;
         if d.offset() - released >= RELEASE_EVERY {
@@ -220,6 +223,7 @@ pub fn stream(
         }
         let mut r = row(op, summary, opts, file, names);
         r.state = report;
+        uids_matched += usize::from(r.uid_source == Some(UidSource::UidsFile));
         on_row(r);
     }
     if d.used_flink_1_11_channel_layout() {
@@ -228,11 +232,14 @@ pub fn stream(
         );
     }
     let tail = d.finish()?;
-    if !tail.trailing_bytes.is_empty() {
+    if tail.ignored_bytes > 0 {
+        let after = match tail.trailer {
+            Some(_) => "the checkpoint properties".to_string(),
+            None => format!("the end of the format-{} body", header.version),
+        };
         warnings.push(format!(
-            "{} bytes after the end of the format-{} body (Flink ignores them)",
-            tail.trailing_bytes.len(),
-            header.version
+            "{} bytes after {after} (Flink ignores them)",
+            tail.ignored_bytes
         ));
     }
     if let Some(note) = tail.trailer.as_ref().and_then(|t| t.note.as_ref()) {
@@ -245,6 +252,7 @@ pub fn stream(
         operators: Vec::new(),
         tail,
         warnings,
+        uids_matched,
     })
 }
 

@@ -271,10 +271,26 @@ fn trailer_problems() {
 }
 
 #[test]
-fn trailing_bytes_after_a_v3_body_are_kept_for_a_warning() {
+fn bytes_flink_ignores_are_counted_not_kept() {
     let md = decode(&B::header(3, 0).raw(b"junk").0, DecodeOptions::default())
         .expect("Flink ignores them");
-    assert_eq!(md.tail.trailing_bytes, b"junk");
+    assert_eq!(md.tail.ignored_bytes, 4);
+    // After a format-4 trailer: the trailer keeps its own bytes, the rest is counted.
+    let null_trailer = [0xAC, 0xED, 0, 5, 0x70];
+    let md = decode(
+        &B::header(4, 0).raw(&null_trailer).raw(&[0; 1000]).0,
+        DecodeOptions::default(),
+    )
+    .expect("Flink ignores them");
+    assert_eq!(md.tail.ignored_bytes, 1000);
+    assert_eq!(
+        md.tail.trailer.as_ref().expect("trailer").bytes,
+        null_trailer
+    );
+    assert_eq!(
+        sp_inspect::metadata::encode::encode(&md),
+        B::header(4, 0).raw(&null_trailer).0
+    );
 }
 
 fn fixture(name: &str) -> Vec<u8> {

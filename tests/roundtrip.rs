@@ -28,7 +28,7 @@ fn model(seed: u64, version: i32) -> Metadata {
         operators,
         tail: Tail {
             trailer,
-            trailing_bytes: Vec::new(),
+            ignored_bytes: 0,
         },
     }
 }

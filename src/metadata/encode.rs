@@ -1,6 +1,7 @@
 //! Writes the model back to `_metadata` bytes. For every file the decoder accepts from a Flink writer,
 //! `encode(decode(bytes)) == bytes`: the model keeps every field, flag and legacy value as written, and
-//! the trailer and any trailing bytes as read.
+//! the trailer as read. Bytes Flink ignores after the body or the trailer are counted by the decoder, not
+//! kept, and so not written.
 
 use super::mutf8;
 use super::{MAGIC, MASTER_STATE_MAGIC};
@@ -311,13 +312,11 @@ pub fn encode_operator(op: &OperatorState, version: i32) -> Vec<u8> {
     w.0
 }
 
-/// The bytes after the operators.
+/// The bytes after the operators: the trailer as read (bytes Flink ignores after it are not kept).
 pub fn encode_tail(t: &Tail) -> Vec<u8> {
-    let mut out = t.trailing_bytes.clone();
-    if let Some(tr) = &t.trailer {
-        out.extend_from_slice(&tr.bytes);
-    }
-    out
+    t.trailer
+        .as_ref()
+        .map_or_else(Vec::new, |tr| tr.bytes.clone())
 }
 
 /// A whole `_metadata` file.

@@ -173,14 +173,15 @@ impl<'a> Decoder<'a> {
             op?;
         }
         if self.header.version >= 4 {
+            let (trailer, ignored_bytes) = trailer::read_trailer(&mut self.c)?;
             Ok(Tail {
-                trailer: Some(trailer::read_trailer(&mut self.c)?),
-                trailing_bytes: Vec::new(),
+                trailer: Some(trailer),
+                ignored_bytes,
             })
         } else {
             Ok(Tail {
                 trailer: None,
-                trailing_bytes: self.c.rest().to_vec(),
+                ignored_bytes: self.c.remaining() as u64,
             })
         }
     }

@@ -225,10 +225,15 @@ impl JavaReader<'_, '_> {
     }
 }
 
-/// Reads the trailer: everything from the cursor to the end of the file.
-pub fn read_trailer(c: &mut Cursor<'_>) -> Result<Trailer> {
+/// An opaque trailer (one the Java subset reader cannot read) is kept whole up to this size. Flink's
+/// CheckpointProperties take a few hundred bytes; a larger unreadable trailer is refused, not copied.
+const OPAQUE_TRAILER_LIMIT: usize = 1 << 20;
+
+/// Reads the trailer: the Java serialization stream from the cursor on. Returns it and the number of bytes
+/// after the checkpoint properties, which Flink ignores (counted, not kept).
+pub fn read_trailer(c: &mut Cursor<'_>) -> Result<(Trailer, u64)> {
     let offset = c.offset();
-    let bytes = c.rest().to_vec();
+    let rest = c.rest();
     c.within("trailer", |c| {
         let magic_at = c.offset();
         let magic = c.u16()?;
@@ -242,24 +247,38 @@ pub fn read_trailer(c: &mut Cursor<'_>) -> Result<Trailer> {
             ));
         }
         let mut r = JavaReader { c, handles: Vec::new() };
-        let (properties, mut note) = match r.content(0) {
-            Ok(Value::Null) => (None, Some("the trailer holds null (no checkpoint properties)".to_string())),
+        // `complete`: the reader consumed one whole object, so what follows is what Flink ignores.
+        let (properties, note, complete) = match r.content(0) {
+            Ok(Value::Null) => (None, Some("the trailer holds null (no checkpoint properties)".to_string()), true),
             Ok(Value::Object { class, fields }) if class.ends_with(".CheckpointProperties") => {
-                (Some(properties(fields)), None)
+                (Some(properties(fields)), None, true)
             }
-            Ok(other) => (None, Some(format!("the trailer holds {}, not CheckpointProperties", describe(&other)))),
+            Ok(other) => (None, Some(format!("the trailer holds {}, not CheckpointProperties", describe(&other))), true),
             Err(Stop::Error(e)) => return Err(e),
             Err(Stop::Unsupported(what)) => {
-                (None, Some(format!("trailer kept as opaque bytes: unsupported Java serialization ({what})")))
+                (None, Some(format!("trailer kept as opaque bytes: unsupported Java serialization ({what})")), false)
             }
         };
         let left = c.remaining();
-        if note.is_none() && left > 0 {
-            note = Some(format!("{left} bytes after the checkpoint properties (Flink ignores them)"));
-        }
-        // Whatever the subset reader did not consume is kept in `bytes`; the cursor moves to the end.
+        // What the subset reader did not understand is kept with the trailer (Flink reads it); what
+        // follows a complete properties object is counted only. The cursor moves to the end.
+        let (kept, ignored) = if complete {
+            (rest.len() - left, left as u64)
+        } else if rest.len() <= OPAQUE_TRAILER_LIMIT {
+            (rest.len(), 0)
+        } else {
+            return Err(c.error_at(
+                offset,
+                ErrorKind::BadTrailer(format!(
+                    "{} bytes that this reader cannot parse ({}); CheckpointProperties take a few hundred bytes",
+                    rest.len(),
+                    note.unwrap_or_default()
+                )),
+            ));
+        };
         let _ = c.bytes(left)?;
-        Ok(Trailer { offset, bytes, properties, note })
+        let bytes = rest.get(..kept).unwrap_or(rest).to_vec();
+        Ok((Trailer { offset, bytes, properties, note }, ignored))
     })
 }
 
