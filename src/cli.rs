@@ -13,8 +13,8 @@ pub struct Cli {
 }
 
 const EXIT_CODES: &str = "Exit codes: 0 = success (diff/lint: no finding at or above --fail-on), 1 = diff/lint \
-findings at or above --fail-on, 2 = usage, I/O or decode error (never 0 when an input could not be fully read). \
-A closed output pipe exits 0.";
+findings at or above --fail-on, 2 = usage, I/O or decode error, or state files that `state` could not read \
+(never 0 when an input could not be fully read). A closed output pipe exits 0.";
 
 /// Output formats of `diff` and `lint`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -52,6 +52,10 @@ pub struct GateArgs {
     /// Unaligned checkpoints written by Flink 1.11 (see `show --help`).
     #[arg(long)]
     pub flink_1_11_channel_state: bool,
+    /// Also read state files at absolute `file:` paths outside the snapshot directory (for the Kafka
+    /// rules, which read sources' splits and sinks' transactions).
+    #[arg(long)]
+    pub allow_absolute_paths: bool,
 }
 
 /// Output formats.
@@ -92,8 +96,8 @@ pub enum Command {
         /// of `_metadata` (a path that would leave it is reported, never followed).
         #[arg(long, requires = "subtasks")]
         resolve_paths: bool,
-        /// A file of uids, one per line (`#` comments): names operators of formats that store no uid
-        /// (Flink before 2.0) by matching their hashes.
+        /// A uid list (first line `# sp-inspect/uids-v1`, then one uid per line, `#` comments): names
+        /// operators of formats that store no uid (Flink before 2.0) by matching their hashes.
         #[arg(long, value_name = "FILE")]
         uids: Option<PathBuf>,
         /// Also read the state files and show the state names of each operator.
@@ -111,8 +115,8 @@ pub enum Command {
     ///
     /// For every old state and new operator: restored, shifted (state lands on a different operator),
     /// orphaned, new; and Flink's verdict. OLD and NEW are each a savepoint/checkpoint (directory or
-    /// `_metadata`), a graph manifest (`sp-inspect/graph-v1` JSON) or a uid list (one per line), told apart
-    /// by content.
+    /// `_metadata`), a graph manifest (`sp-inspect/graph-v1` JSON) or a uid list (first line
+    /// `# sp-inspect/uids-v1`), told apart by content; anything else is an input error.
     #[command(after_help = EXIT_CODES)]
     Diff {
         /// The state: usually the savepoint the new job will start from.
@@ -171,6 +175,10 @@ pub enum Command {
         /// Also read state files at absolute `file:` paths outside the snapshot directory.
         #[arg(long)]
         allow_absolute_paths: bool,
+        /// Exit 0 even when some state files could not be read (what could be read is printed either
+        /// way, and what could not is listed).
+        #[arg(long)]
+        allow_missing_state: bool,
     },
     /// Print Flink's operator ID for each uid.
     #[command(after_help = EXIT_CODES)]

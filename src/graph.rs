@@ -31,6 +31,9 @@ pub struct GraphOperator {
     pub inputs: Vec<OperatorId>,
     /// Whether the operator is a source (from the manifest, or a name starting with `Source: `).
     pub source: bool,
+    /// Whether the operator holds state in a checkpoint, as the manifest says: `None` when unknown (not
+    /// recorded, or an operator the graph helper cannot classify).
+    pub stateful: Option<bool>,
 }
 
 impl GraphOperator {
@@ -121,10 +124,27 @@ fn opt_i32(
     }
 }
 
+fn opt_bool(
+    o: &serde_json::Map<String, Value>,
+    key: &str,
+    at: &str,
+) -> Result<Option<bool>, ManifestError> {
+    match o.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(*b)),
+        Some(_) => Err(err(format!("{at}.{key}"), "expected true, false or null")),
+    }
+}
+
 /// Parses a graph manifest. `text` must be JSON with `"schema": "sp-inspect/graph-v1"`.
 pub fn parse_manifest(text: &str) -> Result<Vec<GraphOperator>, ManifestError> {
     let doc: Value =
         serde_json::from_str(text).map_err(|e| err("", format!("not valid JSON: {e}")))?;
+    manifest_from_json(&doc)
+}
+
+/// Reads a graph manifest from its JSON document.
+pub fn manifest_from_json(doc: &Value) -> Result<Vec<GraphOperator>, ManifestError> {
     let root = doc
         .as_object()
         .ok_or_else(|| err("", "expected a JSON object"))?;
@@ -147,6 +167,12 @@ pub fn parse_manifest(text: &str) -> Result<Vec<GraphOperator>, ManifestError> {
         .get("operators")
         .and_then(Value::as_array)
         .ok_or_else(|| err("operators", "expected an array of operators"))?;
+    if ops.is_empty() {
+        return Err(err(
+            "operators",
+            "is empty: a graph manifest lists the job's operators",
+        ));
+    }
     let mut out = Vec::with_capacity(ops.len());
     for (i, v) in ops.iter().enumerate() {
         let at = format!("operators[{i}]");
@@ -177,11 +203,7 @@ pub fn parse_manifest(text: &str) -> Result<Vec<GraphOperator>, ManifestError> {
                 ))
             }
         };
-        let source = match o.get("source") {
-            None | Some(Value::Null) => false,
-            Some(Value::Bool(b)) => *b,
-            Some(_) => return Err(err(format!("{at}.source"), "expected true or false")),
-        };
+        let source = opt_bool(o, "source", &at)?.unwrap_or(false);
         out.push(GraphOperator {
             id,
             uid_hash,
@@ -192,12 +214,13 @@ pub fn parse_manifest(text: &str) -> Result<Vec<GraphOperator>, ManifestError> {
             max_parallelism: opt_i32(o, "max_parallelism", &at)?,
             inputs,
             source,
+            stateful: opt_bool(o, "stateful", &at)?,
         });
     }
     Ok(out)
 }
 
-/// Operators from a uid list: one uid per line, `#` comments. Each gets the ID of its uid.
+/// Operators from the uids of a uid list (see `sniff::UID_LIST_MARKER`). Each gets the ID of its uid.
 pub fn from_uid_list(uids: &[String]) -> Vec<GraphOperator> {
     uids.iter()
         .map(|u| GraphOperator {
@@ -235,6 +258,14 @@ mod tests {
         assert_eq!(e.at, "operators[0].id");
         let e = parse_manifest(r#"{"schema": "other", "operators": []}"#).unwrap_err();
         assert_eq!(e.at, "schema");
+        let e =
+            parse_manifest(r#"{"schema": "sp-inspect/graph-v1", "operators": []}"#).unwrap_err();
+        assert_eq!(e.at, "operators");
+        let e = parse_manifest(
+            r#"{"schema": "sp-inspect/graph-v1", "operators": [{"uid": "a", "stateful": 1}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(e.at, "operators[0].stateful");
         let e =
             parse_manifest(r#"{"schema": "sp-inspect/graph-v1", "operators": [{"name": "x"}]}"#)
                 .unwrap_err();

@@ -1,8 +1,169 @@
-//! Finding and reading a `_metadata` file, and resolving the relative paths it contains.
+//! Opening the files sp-inspect reads: regular files only, text inputs within a size limit, state paths
+//! that stay inside the snapshot directory, and outputs that never land on an input.
 
+use crate::sniff::{sniff_head, Head, HEAD};
 use std::fmt;
 use std::fs::File;
+use std::io::Read;
 use std::path::{Component, Path, PathBuf};
+
+/// The most a text input (graph manifest, uid list, configuration) may hold. Manifests of jobs with
+/// thousands of operators are a few MB; anything larger is not one.
+pub const TEXT_LIMIT: u64 = 16 << 20;
+
+/// A file that could not be opened or read.
+#[derive(Debug)]
+pub struct InputError {
+    /// Which file.
+    pub path: PathBuf,
+    /// What went wrong (the operating system's words, or what the file is instead of what was expected).
+    pub error: String,
+}
+
+impl InputError {
+    /// An error about `path`.
+    pub fn new(path: &Path, error: impl Into<String>) -> Self {
+        InputError {
+            path: path.to_path_buf(),
+            error: error.into(),
+        }
+    }
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.error)
+    }
+}
+
+impl std::error::Error for InputError {}
+
+/// What a file that is not a regular file is, for the error.
+fn non_regular_kind(t: std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if t.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Opens `path` for reading if it is a regular file (after following symlinks). FIFOs, devices, sockets
+/// and directories are refused by type, without blocking: the file is opened non-blocking and checked
+/// before anything is read.
+pub fn open_regular(path: &Path) -> Result<File, InputError> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // Opening a FIFO for reading blocks until a writer appears; non-blocking, it returns at once.
+        // Reads of a regular file ignore the flag.
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options
+        .open(path)
+        .map_err(|e| InputError::new(path, e.to_string()))?;
+    let t = file
+        .metadata()
+        .map_err(|e| InputError::new(path, e.to_string()))?
+        .file_type();
+    if !t.is_file() {
+        return Err(InputError::new(
+            path,
+            format!("is {}, expected a regular file", non_regular_kind(t)),
+        ));
+    }
+    Ok(file)
+}
+
+/// Reads a text input whole: a regular file of at most [`TEXT_LIMIT`] bytes, UTF-8 (a leading byte-order
+/// mark is dropped). `what` names the expected content for the errors.
+pub fn read_text(path: &Path, what: &str) -> Result<String, InputError> {
+    let mut bytes = Vec::new();
+    open_regular(path)?
+        .take(TEXT_LIMIT + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| InputError::new(path, e.to_string()))?;
+    if bytes.len() as u64 > TEXT_LIMIT {
+        return Err(InputError::new(
+            path,
+            format!("larger than {} MiB, the limit for {what}", TEXT_LIMIT >> 20),
+        ));
+    }
+    text_of(bytes).map_err(|offset| {
+        InputError::new(
+            path,
+            format!("byte offset {offset}: not UTF-8 text, expected {what}"),
+        )
+    })
+}
+
+/// The text of `bytes` without a leading byte-order mark, or the byte offset of the first byte that is
+/// not UTF-8.
+pub fn text_of(mut bytes: Vec<u8>) -> Result<String, usize> {
+    const BOM: &[u8] = b"\xEF\xBB\xBF";
+    let skip = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
+    bytes.drain(..skip);
+    String::from_utf8(bytes).map_err(|e| e.utf8_error().valid_up_to() + skip)
+}
+
+/// Refuses to write the report to `output` when that is one of `inputs`, or lies inside a snapshot
+/// directory given as input (a directory, or the directory of a `_metadata` file).
+pub fn check_output(output: &Path, inputs: &[&Path]) -> Result<(), InputError> {
+    // The output may not exist yet: compare its parent's canonical path joined with its name.
+    let target = match output.canonicalize() {
+        Ok(p) => p,
+        Err(_) => {
+            let parent = match output.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p,
+                _ => Path::new("."),
+            };
+            match (parent.canonicalize(), output.file_name()) {
+                (Ok(p), Some(name)) => p.join(name),
+                _ => return Ok(()), // cannot exist; creating it will fail with its own error
+            }
+        }
+    };
+    for input in inputs {
+        let Ok(canonical) = input.canonicalize() else {
+            continue;
+        };
+        let snapshot_dir = if canonical.is_dir() {
+            Some(canonical.clone())
+        } else if canonical.file_name().is_some_and(|n| n == "_metadata") {
+            canonical.parent().map(Path::to_path_buf)
+        } else {
+            None
+        };
+        let refused = target == canonical || snapshot_dir.is_some_and(|d| target.starts_with(d));
+        if refused {
+            return Err(InputError::new(
+                output,
+                format!(
+                    "is (or is inside) the input {}; sp-inspect never writes to its inputs",
+                    input.display()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
 
 /// The bytes of a `_metadata` file, memory-mapped so that huge files are not copied onto the heap.
 pub struct MetadataFile {
@@ -16,20 +177,50 @@ enum Bytes {
     Empty,
 }
 
+/// The snapshots a directory without `_metadata` holds (`chk-N`, `savepoint-…`), for the error.
+fn snapshots_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.path().join("_metadata").is_file())
+        .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+        .collect();
+    names.sort_by_key(|n| {
+        let id = n.strip_prefix("chk-").and_then(|i| i.parse::<u64>().ok());
+        (id.is_none(), id, n.clone())
+    });
+    names
+}
+
 impl MetadataFile {
     /// Opens `path`: a `_metadata` file, or a savepoint/checkpoint directory that contains one.
     /// The file is only read, never written.
     pub fn open(path: &Path) -> Result<Self, InputError> {
         let file_path = if path.is_dir() {
-            path.join("_metadata")
+            let inner = path.join("_metadata");
+            if !inner.exists() {
+                let found = snapshots_in(path);
+                let hint = match found.as_slice() {
+                    [] => "expected a savepoint or checkpoint directory".to_string(),
+                    [one] => format!("it holds the snapshot {one}/: pass that"),
+                    many => format!(
+                        "it holds {} snapshots ({}): pass one of them",
+                        many.len(),
+                        many.join(", ")
+                    ),
+                };
+                return Err(InputError::new(
+                    path,
+                    format!("directory without a _metadata file; {hint}"),
+                ));
+            }
+            inner
         } else {
             path.to_path_buf()
         };
-        let io = |e: std::io::Error| InputError {
-            path: file_path.clone(),
-            error: e.to_string(),
-        };
-        let file = File::open(&file_path).map_err(io)?;
+        let file = open_regular(&file_path)?;
+        let io = |e: std::io::Error| InputError::new(&file_path, e.to_string());
         let len = file.metadata().map_err(io)?.len();
         let bytes = if len == 0 {
             Bytes::Empty
@@ -42,6 +233,29 @@ impl MetadataFile {
             path: file_path,
             bytes,
         })
+    }
+
+    /// Opens `path` like [`MetadataFile::open`] and checks that it is a `_metadata` file by its magic
+    /// number: an empty file, a manifest or any other file is refused, saying what it is.
+    pub fn open_snapshot(path: &Path) -> Result<Self, InputError> {
+        let file = Self::open(path)?;
+        match file.sniff() {
+            Ok(Head::Metadata) => Ok(file),
+            Ok(Head::Text) => Err(InputError::new(
+                &file.path,
+                "text, not a _metadata file: byte offset 0 does not hold its magic number 49 60 67 2d",
+            )),
+            Err(what) => Err(InputError::new(
+                &file.path,
+                format!("{what}; expected a _metadata file"),
+            )),
+        }
+    }
+
+    /// What the file is, from its first bytes (see [`sniff_head`]).
+    pub fn sniff(&self) -> Result<Head, String> {
+        let bytes = self.bytes();
+        sniff_head(bytes.get(..HEAD).unwrap_or(bytes), bytes.len() as u64)
     }
 
     /// The file's bytes.
@@ -69,29 +283,16 @@ impl MetadataFile {
 
     /// The directory relative state paths are resolved against (the one holding `_metadata`).
     pub fn dir(&self) -> &Path {
-        self.path.parent().unwrap_or_else(|| Path::new("."))
+        match self.path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        }
     }
 }
 
-/// A file that could not be opened or read.
-#[derive(Debug)]
-pub struct InputError {
-    /// Which file.
-    pub path: PathBuf,
-    /// What the operating system said.
-    pub error: String,
-}
-
-impl fmt::Display for InputError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.path.display(), self.error)
-    }
-}
-
-impl std::error::Error for InputError {}
-
-/// Resolves a relative state path (tag 6) against the snapshot directory. Returns `None` when the
-/// path is absolute or climbs out of the directory: such a path is reported, never followed.
+/// Resolves a relative state path (tag 6) against the snapshot directory, lexically. Returns `None` when
+/// the path is absolute or climbs out of the directory: such a path is reported, never followed.
+/// [`contained`] then checks the file itself, symlinks included.
 pub fn resolve_relative(dir: &Path, relative: &str) -> Option<PathBuf> {
     let rel = Path::new(relative);
     let mut depth = 0usize;
@@ -104,6 +305,15 @@ pub fn resolve_relative(dir: &Path, relative: &str) -> Option<PathBuf> {
         }
     }
     Some(dir.join(rel))
+}
+
+/// Whether `path`, with every symlink resolved, lies inside `canonical_dir` (itself canonical). A path
+/// that does not exist is inside: opening it then fails with its own error.
+pub fn contained(canonical_dir: &Path, path: &Path) -> bool {
+    match path.canonicalize() {
+        Ok(p) => p.starts_with(canonical_dir),
+        Err(_) => true,
+    }
 }
 
 #[cfg(test)]
@@ -121,5 +331,12 @@ mod tests {
         assert_eq!(resolve_relative(d, "../b"), None);
         assert_eq!(resolve_relative(d, "a/../../b"), None);
         assert_eq!(resolve_relative(d, "/etc/passwd"), None);
+    }
+
+    #[test]
+    fn text_keeps_the_offset_of_bad_bytes_and_drops_a_bom() {
+        assert_eq!(text_of(b"\xEF\xBB\xBFab".to_vec()), Ok("ab".to_string()));
+        assert_eq!(text_of(b"ab\xFFc".to_vec()), Err(2));
+        assert_eq!(text_of(b"\xEF\xBB\xBFab\xFF".to_vec()), Err(5));
     }
 }

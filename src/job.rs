@@ -2,10 +2,11 @@
 //! a uid list, told apart by content.
 
 use crate::diff::{OldOperator, StateInfo};
-use crate::graph::{from_uid_list, parse_manifest, GraphOperator, ManifestError};
-use crate::input::{InputError, MetadataFile};
-use crate::metadata::{DecodeError, DecodeOptions, MAGIC};
-use crate::show::{build, parse_uid_list, OperatorRow, ShowOptions, ShowReport, StateScope};
+use crate::graph::{from_uid_list, manifest_from_json, GraphOperator, ManifestError};
+use crate::input::{text_of, InputError, MetadataFile, TEXT_LIMIT};
+use crate::metadata::{DecodeError, DecodeOptions};
+use crate::show::{build, OperatorRow, ShowOptions, ShowReport, StateScope};
+use crate::sniff::{sniff_text, Head, TextInput, UID_LIST_MARKER};
 use crate::state::access::StateAccess;
 use crate::state::connectors::{Committable, SinkState, Split};
 use crate::state::OperatorReport;
@@ -57,59 +58,107 @@ impl fmt::Display for LoadError {
 impl std::error::Error for LoadError {}
 
 impl JobInput {
-    /// Reads `path`, deciding from its content what it is.
-    pub fn load(path: &Path, decode: DecodeOptions) -> Result<JobInput, LoadError> {
-        let io = |e: std::io::Error| {
-            LoadError::Input(InputError {
-                path: path.to_path_buf(),
-                error: e.to_string(),
-            })
+    /// Reads `path`, deciding from its content what it is (see [`crate::sniff`]): a savepoint or
+    /// checkpoint (a directory, or a file starting with the `_metadata` magic number), a graph manifest
+    /// or a uid list. Anything else is an input error that says what the file is. `allow_absolute`: also
+    /// read state files at absolute paths (for the Kafka rules).
+    pub fn load(
+        path: &Path,
+        decode: DecodeOptions,
+        allow_absolute: bool,
+    ) -> Result<JobInput, LoadError> {
+        let not_input = |what: String| LoadError::Input(InputError::new(path, what));
+        let file = if path.is_dir() {
+            MetadataFile::open_snapshot(path).map_err(LoadError::Input)?
+        } else {
+            MetadataFile::open(path).map_err(LoadError::Input)?
         };
-        let is_metadata = path.is_dir() || {
-            use std::io::Read;
-            let mut head = [0u8; 4];
-            let n = std::fs::File::open(path)
-                .and_then(|mut f| f.read(&mut head))
-                .map_err(io)?;
-            n == 4 && u32::from_be_bytes(head) == MAGIC
-        };
-        if is_metadata {
-            let file = MetadataFile::open(path).map_err(LoadError::Input)?;
-            // Sources' splits and sinks' transactions, for the notes and the Kafka rules.
-            let state = StateAccess {
-                dir: file.dir().to_path_buf(),
-                allow_absolute: false,
-            };
-            let opts = ShowOptions {
-                decode,
-                state: Some(state),
-                state_scope: StateScope::SourcesAndSinks,
-                ..ShowOptions::default()
-            };
-            let report = build(&file, &opts).map_err(|error| LoadError::Decode {
-                path: file.path.display().to_string(),
-                error,
-            })?;
-            return Ok(JobInput::Savepoint(Box::new(report)));
+        match file.sniff() {
+            Ok(Head::Metadata) => {}
+            Ok(Head::Text) => return Self::from_text(path, file.bytes()),
+            Err(what) => {
+                return Err(not_input(format!(
+                    "{what}; expected a _metadata file, a graph manifest or a uid list"
+                )))
+            }
         }
-        let text = std::fs::read_to_string(path).map_err(|e| match e.kind() {
-            std::io::ErrorKind::InvalidData => LoadError::Input(InputError {
-                path: path.to_path_buf(),
-                error: "not a _metadata file (it does not start with 49 60 67 2d), a JSON graph manifest or a text uid list"
-                    .into(),
-            }),
-            _ => io(e),
+        // Sources' splits and sinks' transactions, for the notes and the Kafka rules.
+        let opts = ShowOptions {
+            decode,
+            state: Some(StateAccess::new(file.dir(), allow_absolute)),
+            state_scope: StateScope::SourcesAndSinks,
+            ..ShowOptions::default()
+        };
+        let report = build(&file, &opts).map_err(|error| LoadError::Decode {
+            path: file.path.display().to_string(),
+            error,
         })?;
-        if text.trim_start().starts_with('{') {
-            parse_manifest(&text)
+        Ok(JobInput::Savepoint(Box::new(report)))
+    }
+
+    fn from_text(path: &Path, bytes: &[u8]) -> Result<JobInput, LoadError> {
+        let not_input = |what: String| LoadError::Input(InputError::new(path, what));
+        if bytes.len() as u64 > TEXT_LIMIT {
+            return Err(not_input(format!(
+                "{} bytes of text, more than the {} MiB a graph manifest or uid list may hold",
+                bytes.len(),
+                TEXT_LIMIT >> 20
+            )));
+        }
+        let text = text_of(bytes.to_vec()).map_err(|offset| {
+            not_input(format!(
+                "byte offset {offset}: not UTF-8 text; expected a graph manifest or a uid list"
+            ))
+        })?;
+        match sniff_text(&text).map_err(not_input)? {
+            TextInput::Manifest(doc) => manifest_from_json(&doc)
                 .map(JobInput::Manifest)
                 .map_err(|error| LoadError::Manifest {
                     path: path.display().to_string(),
                     error,
-                })
-        } else {
-            Ok(JobInput::UidList(from_uid_list(&parse_uid_list(&text))))
+                }),
+            TextInput::UidList(uids) if uids.is_empty() => Err(not_input(format!(
+                "a uid list without uids: every line after {UID_LIST_MARKER:?} is blank or a comment"
+            ))),
+            TextInput::UidList(uids) => Ok(JobInput::UidList(from_uid_list(&uids))),
         }
+    }
+
+    /// The operators whose state files were to be read (sources and sinks) and could not be, with the
+    /// first problem of each: label, problem.
+    pub fn state_problems(&self) -> Vec<(String, String)> {
+        let JobInput::Savepoint(r) = self else {
+            return Vec::new();
+        };
+        r.operators
+            .iter()
+            .filter_map(|o| {
+                let problem = o
+                    .state
+                    .as_ref()?
+                    .subtasks
+                    .iter()
+                    .flat_map(|s| &s.problems)
+                    .next()?;
+                Some((
+                    crate::diff::label(&o.id, o.uid.as_deref(), o.name.as_deref()),
+                    problem.clone(),
+                ))
+            })
+            .collect()
+    }
+
+    /// The format version, when this is a savepoint.
+    pub fn format_version(&self) -> Option<i32> {
+        match self {
+            JobInput::Savepoint(r) => Some(r.header.version),
+            _ => None,
+        }
+    }
+
+    /// Whether this is a savepoint or checkpoint (not a graph).
+    pub fn is_savepoint(&self) -> bool {
+        matches!(self, JobInput::Savepoint(_))
     }
 
     /// The operator states (savepoint) or operators (graph) as the OLD side of a diff.

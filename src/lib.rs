@@ -16,6 +16,7 @@ pub mod report;
 pub mod rules;
 pub mod run;
 pub mod show;
+pub mod sniff;
 pub mod state;
 pub mod stats;
 pub mod synth;

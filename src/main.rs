@@ -27,6 +27,7 @@ fn main() -> ExitCode {
     match run(cli, &mut out, &mut err) {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,
         Ok(Outcome::Findings) => ExitCode::from(1),
+        Ok(Outcome::Incomplete) => ExitCode::from(2),
         Err(RunError::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
             let _ = writeln!(err, "sp-inspect: error: {e}");

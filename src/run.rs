@@ -5,12 +5,13 @@ use crate::config::{Config, FailOn};
 use crate::diff::RestoreOptions;
 use crate::gate::{run_diff, run_lint, DiffInputs, GateReport};
 use crate::hash::operator_id;
-use crate::input::{InputError, MetadataFile};
+use crate::input::{check_output, read_text, InputError, MetadataFile};
 use crate::job::{JobInput, LoadError};
 use crate::metadata::DecodeOptions;
 use crate::report;
 use crate::rules::Severity;
-use crate::show::{build, parse_uid_list, ShowOptions};
+use crate::show::{build, ShowOptions};
+use crate::sniff::{sniff_text, TextInput, UID_LIST_MARKER};
 use crate::state::access::StateAccess;
 use std::fmt;
 use std::io::{self, Write};
@@ -56,6 +57,12 @@ impl From<io::Error> for RunError {
     }
 }
 
+impl From<InputError> for RunError {
+    fn from(e: InputError) -> Self {
+        RunError::Input(e)
+    }
+}
+
 /// How a successful run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
@@ -63,15 +70,8 @@ pub enum Outcome {
     Clean,
     /// `diff`/`lint` findings at or above the threshold (exit 1).
     Findings,
-}
-
-fn read_text(path: &Path) -> Result<String, RunError> {
-    std::fs::read_to_string(path).map_err(|e| {
-        RunError::Input(InputError {
-            path: path.to_path_buf(),
-            error: e.to_string(),
-        })
-    })
+    /// The output is printed but incomplete: some state could not be read (exit 2).
+    Incomplete,
 }
 
 fn decode_options(flink_1_11_channel_state: bool) -> DecodeOptions {
@@ -84,14 +84,320 @@ fn decode_options(flink_1_11_channel_state: bool) -> DecodeOptions {
     }
 }
 
-fn load(path: &Path, decode: DecodeOptions, err: &mut dyn Write) -> Result<JobInput, RunError> {
-    let input = JobInput::load(path, decode).map_err(RunError::Load)?;
-    if let JobInput::Savepoint(r) = &input {
-        for w in &r.warnings {
-            writeln!(err, "sp-inspect: warning: {}: {w}", r.path)?;
+fn decode_error(file: &MetadataFile) -> impl FnOnce(crate::metadata::DecodeError) -> RunError + '_ {
+    |error| RunError::Decode {
+        path: file.path.display().to_string(),
+        error,
+    }
+}
+
+/// Runs `cli`, writing results to `out` and warnings to `err`.
+pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<Outcome, RunError> {
+    let outcome = match cli.command {
+        Command::Show {
+            path,
+            format,
+            subtasks,
+            resolve_paths,
+            uids,
+            state,
+            allow_absolute_paths,
+            flink_1_11_channel_state,
+        } => {
+            let file = MetadataFile::open_snapshot(&path)?;
+            let opts = ShowOptions {
+                subtasks,
+                resolve_paths,
+                decode: decode_options(flink_1_11_channel_state),
+                state: state.then(|| StateAccess::new(file.dir(), allow_absolute_paths)),
+                uids: match uids {
+                    Some(f) => read_uid_list(&f)?
+                        .into_iter()
+                        .map(|u| (operator_id(&u), u))
+                        .collect(),
+                    None => Default::default(),
+                },
+                ..ShowOptions::default()
+            };
+            show(&file, &opts, format, out, err)?
+        }
+        Command::Diff {
+            old,
+            new,
+            old_graph,
+            new_graph,
+            allow_non_restored_state,
+            gate,
+        } => {
+            let (config, fail_on) = gate_config(&gate)?;
+            let load = |p: &PathBuf| load(p, &gate);
+            let (old_input, new_input) = (load(&old)?, load(&new)?);
+            let old_graph_input = old_graph.as_ref().map(load).transpose()?;
+            let new_graph_input = new_graph.as_ref().map(load).transpose()?;
+            let paths: Vec<String> = [
+                Some(&old),
+                Some(&new),
+                old_graph.as_ref(),
+                new_graph.as_ref(),
+            ]
+            .iter()
+            .map(|p| p.map_or(String::new(), |p| p.display().to_string()))
+            .collect();
+            let report = run_diff(
+                DiffInputs {
+                    old: (&old_input.0, &paths[0]),
+                    new: (&new_input.0, &paths[1]),
+                    old_graph: old_graph_input.as_ref().map(|g| (&g.0, paths[2].as_str())),
+                    new_graph: new_graph_input.as_ref().map(|g| (&g.0, paths[3].as_str())),
+                },
+                RestoreOptions {
+                    allow_non_restored_state,
+                },
+                &config,
+                fail_on,
+            )
+            .map_err(|e| RunError::Usage(e.0))?;
+            for w in [&old_input, &new_input]
+                .into_iter()
+                .chain(old_graph_input.iter())
+                .chain(new_graph_input.iter())
+                .flat_map(|i| &i.1)
+            {
+                writeln!(err, "sp-inspect: warning: {w}")?;
+            }
+            let inputs: Vec<&Path> = [
+                Some(&old),
+                Some(&new),
+                old_graph.as_ref(),
+                new_graph.as_ref(),
+            ]
+            .into_iter()
+            .flatten()
+            .map(PathBuf::as_path)
+            .collect();
+            render_gate(&report, &gate, &inputs, out)?
+        }
+        Command::Lint {
+            inputs,
+            graph,
+            gate,
+        } => {
+            let (config, fail_on) = gate_config(&gate)?;
+            let loaded = inputs
+                .iter()
+                .map(|p| load(p, &gate))
+                .collect::<Result<Vec<_>, _>>()?;
+            let graph_input = graph.as_ref().map(|p| load(p, &gate)).transpose()?;
+            let paths: Vec<String> = inputs.iter().map(|p| p.display().to_string()).collect();
+            let graph_path = graph.as_ref().map(|p| p.display().to_string());
+            let refs: Vec<(&JobInput, &str)> = loaded
+                .iter()
+                .zip(&paths)
+                .map(|(i, p)| (&i.0, p.as_str()))
+                .collect();
+            let report = run_lint(
+                &refs,
+                graph_input
+                    .as_ref()
+                    .map(|g| (&g.0, graph_path.as_deref().unwrap_or_default())),
+                &config,
+                fail_on,
+            )
+            .map_err(|e| RunError::Usage(e.0))?;
+            for w in loaded.iter().chain(graph_input.iter()).flat_map(|i| &i.1) {
+                writeln!(err, "sp-inspect: warning: {w}")?;
+            }
+            let all: Vec<&Path> = inputs
+                .iter()
+                .chain(graph.iter())
+                .map(PathBuf::as_path)
+                .collect();
+            render_gate(&report, &gate, &all, out)?
+        }
+        Command::State {
+            path,
+            operator,
+            format,
+            allow_absolute_paths,
+            allow_missing_state,
+        } => state(
+            &path,
+            operator.as_deref(),
+            format,
+            allow_absolute_paths,
+            allow_missing_state,
+            out,
+            err,
+        )?,
+        Command::Rules { id, format } => {
+            let rule = match id {
+                Some(id) => Some(crate::rules::by_id(&id.to_uppercase()).ok_or_else(|| {
+                    RunError::Usage(format!("no rule {id:?}; `sp-inspect rules` lists them"))
+                })?),
+                None => None,
+            };
+            match format {
+                RulesFormat::Table => report::rules::write_table(rule, out)?,
+                RulesFormat::Markdown => report::rules::write_markdown(out)?,
+                RulesFormat::Json => write_json(&report::rules::to_json(), out)?,
+            }
+            Outcome::Clean
+        }
+        Command::Hash { uids, sink, format } => {
+            match format {
+                Format::Table => report::hash::write_table(&uids, sink, out)?,
+                Format::Json => write_json(&report::hash::to_json(&uids, sink), out)?,
+            }
+            Outcome::Clean
+        }
+    };
+    out.flush()?;
+    Ok(outcome)
+}
+
+fn write_json(doc: &serde_json::Value, out: &mut dyn Write) -> Result<(), RunError> {
+    serde_json::to_writer_pretty(&mut *out, doc).map_err(io::Error::from)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+/// Loads an argument of `diff`/`lint`, with the warnings its decoding produced (printed once the
+/// arguments are known to make sense together).
+fn load(path: &Path, gate: &GateArgs) -> Result<(JobInput, Vec<String>), RunError> {
+    let input = JobInput::load(
+        path,
+        decode_options(gate.flink_1_11_channel_state),
+        gate.allow_absolute_paths,
+    )
+    .map_err(RunError::Load)?;
+    let warnings = match &input {
+        JobInput::Savepoint(r) => r
+            .warnings
+            .iter()
+            .map(|w| format!("{}: {w}", r.path))
+            .collect(),
+        _ => Vec::new(),
+    };
+    Ok((input, warnings))
+}
+
+/// Reads a `--uids` file, which must be a uid list.
+fn read_uid_list(path: &Path) -> Result<Vec<String>, RunError> {
+    let text = read_text(path, "a uid list")?;
+    match sniff_text(&text) {
+        Ok(TextInput::UidList(uids)) => Ok(uids),
+        Ok(TextInput::Manifest(_)) => Err(InputError::new(
+            path,
+            format!("a graph manifest, not a uid list (first line {UID_LIST_MARKER:?})"),
+        )
+        .into()),
+        Err(what) => Err(InputError::new(path, what).into()),
+    }
+}
+
+fn show(
+    file: &MetadataFile,
+    opts: &ShowOptions,
+    format: Format,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<Outcome, RunError> {
+    let report = match format {
+        Format::Table => {
+            let report = build(file, opts).map_err(decode_error(file))?;
+            report::show::write_table(&report, out)?;
+            report
+        }
+        Format::Json => {
+            // Rendered while decoding, one operator at a time, into memory: nothing reaches the
+            // output unless the whole file decoded.
+            let mut text = Vec::new();
+            let report = report::show::write_json_streaming(file, opts, &mut text)?;
+            out.write_all(&text)?;
+            report
+        }
+    };
+    for w in &report.warnings {
+        writeln!(err, "sp-inspect: warning: {}: {w}", report.path)?;
+    }
+    if !opts.uids.is_empty() && report.uids_matched == 0 {
+        writeln!(
+            err,
+            "sp-inspect: warning: {}: no uid of the --uids list is the uid of an operator of this snapshot",
+            report.path
+        )?;
+    }
+    Ok(Outcome::Clean)
+}
+
+fn state(
+    path: &Path,
+    operator: Option<&str>,
+    format: Format,
+    allow_absolute_paths: bool,
+    allow_missing_state: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<Outcome, RunError> {
+    let file = MetadataFile::open_snapshot(path)?;
+    let access = StateAccess::new(file.dir(), allow_absolute_paths);
+    let md = crate::metadata::decode(file.bytes(), DecodeOptions::default())
+        .map_err(decode_error(&file))?;
+    let selected: Vec<_> = md
+        .operators
+        .iter()
+        .filter(|o| match operator {
+            None => !o.is_empty(),
+            Some(sel) => {
+                o.uid.as_deref() == Some(sel)
+                    || o.name.as_deref() == Some(sel)
+                    || o.id.to_string().eq_ignore_ascii_case(sel)
+                    || o.id == operator_id(sel)
+            }
+        })
+        .collect();
+    if let (Some(sel), true) = (operator, selected.is_empty()) {
+        return Err(RunError::Usage(format!(
+            "{}: no operator with uid, ID or name {sel:?}",
+            file.path.display()
+        )));
+    }
+    let reports: Vec<_> = selected
+        .iter()
+        .map(|o| crate::state::inspect(o, &access))
+        .collect();
+    for r in &reports {
+        for s in &r.subtasks {
+            for p in &s.problems {
+                writeln!(
+                    err,
+                    "sp-inspect: warning: {}: operator {} subtask {}: {p}",
+                    file.path.display(),
+                    r.id,
+                    s.index
+                )?;
+            }
         }
     }
-    Ok(input)
+    match format {
+        Format::Table => report::state::write_table(&reports, out)?,
+        Format::Json => write_json(
+            &report::state::to_json(&file.path.display().to_string(), &reports),
+            out,
+        )?,
+    }
+    let problems = report::state::problem_count(&reports);
+    if problems > 0 && !allow_missing_state {
+        out.flush()?;
+        writeln!(
+            err,
+            "sp-inspect: error: {}: {problems} state {} could not be read; the output is incomplete (--allow-missing-state to exit 0)",
+            file.path.display(),
+            if problems == 1 { "handle" } else { "handles" }
+        )?;
+        return Ok(Outcome::Incomplete);
+    }
+    Ok(Outcome::Clean)
 }
 
 fn gate_config(args: &GateArgs) -> Result<(Config, FailOn), RunError> {
@@ -101,7 +407,7 @@ fn gate_config(args: &GateArgs) -> Result<(Config, FailOn), RunError> {
         None => default.is_file().then_some(default),
     };
     let config = match path {
-        Some(p) => Config::parse(&read_text(p.as_path())?)
+        Some(p) => Config::parse(&read_text(&p, "an sp-inspect.toml configuration")?)
             .map_err(|e| RunError::Usage(format!("{}: {e}", p.display())))?,
         None => Config::default(),
     };
@@ -119,17 +425,17 @@ fn gate_config(args: &GateArgs) -> Result<(Config, FailOn), RunError> {
 fn render_gate(
     r: &GateReport,
     args: &GateArgs,
+    inputs: &[&Path],
     stdout: &mut dyn Write,
 ) -> Result<Outcome, RunError> {
     let mut file;
     let out: &mut dyn Write = match &args.output {
         Some(p) if p.as_os_str() != "-" => {
-            file = io::BufWriter::new(std::fs::File::create(p).map_err(|e| {
-                RunError::Input(InputError {
-                    path: p.clone(),
-                    error: e.to_string(),
-                })
-            })?);
+            check_output(p, inputs)?;
+            file = io::BufWriter::new(
+                std::fs::File::create(p)
+                    .map_err(|e| InputError::new(p, format!("cannot write the report: {e}")))?,
+            );
             &mut file
         }
         _ => stdout,
@@ -139,15 +445,8 @@ fn render_gate(
         GateFormat::Markdown => report::gate::write_markdown(r, out)?,
         GateFormat::Github => report::gate::write_github(r, out)?,
         GateFormat::Junit => report::gate::write_junit(r, out)?,
-        GateFormat::Json | GateFormat::Sarif => {
-            let doc = if args.format == GateFormat::Json {
-                report::gate::to_json(r)
-            } else {
-                report::gate::to_sarif(r)
-            };
-            serde_json::to_writer_pretty(&mut *out, &doc).map_err(io::Error::from)?;
-            writeln!(out)?;
-        }
+        GateFormat::Json => write_json(&report::gate::to_json(r), out)?,
+        GateFormat::Sarif => write_json(&report::gate::to_sarif(r), out)?,
     }
     out.flush()?;
     Ok(if r.failed() {
@@ -155,211 +454,4 @@ fn render_gate(
     } else {
         Outcome::Clean
     })
-}
-
-fn path_text(p: &Path) -> String {
-    p.display().to_string()
-}
-
-/// Runs `cli`, writing results to `out` and warnings to `err`.
-pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<Outcome, RunError> {
-    let outcome = match cli.command {
-        Command::Show {
-            path,
-            format,
-            subtasks,
-            resolve_paths,
-            uids,
-            state,
-            allow_absolute_paths,
-            flink_1_11_channel_state,
-        } => {
-            let mut opts = ShowOptions {
-                subtasks,
-                resolve_paths,
-                decode: decode_options(flink_1_11_channel_state),
-                ..ShowOptions::default()
-            };
-            if state {
-                let dir = MetadataFile::open(&path)
-                    .map_err(RunError::Input)?
-                    .dir()
-                    .to_path_buf();
-                opts.state = Some(StateAccess {
-                    dir,
-                    allow_absolute: allow_absolute_paths,
-                });
-            }
-            if let Some(f) = uids {
-                opts.uids = parse_uid_list(&read_text(&f)?)
-                    .into_iter()
-                    .map(|u| (operator_id(&u), u))
-                    .collect();
-            }
-            let file = MetadataFile::open(&path).map_err(RunError::Input)?;
-            let report = match format {
-                Format::Table => {
-                    let report = build(&file, &opts).map_err(|error| RunError::Decode {
-                        path: file.path.display().to_string(),
-                        error,
-                    })?;
-                    report::show::write_table(&report, out)?;
-                    report
-                }
-                Format::Json => {
-                    // Rendered while decoding, one operator at a time, into memory: nothing reaches the
-                    // output unless the whole file decoded.
-                    let mut text = Vec::new();
-                    let report = report::show::write_json_streaming(&file, &opts, &mut text)?;
-                    out.write_all(&text)?;
-                    report
-                }
-            };
-            for w in &report.warnings {
-                writeln!(err, "sp-inspect: warning: {}: {w}", report.path)?;
-            }
-            Outcome::Clean
-        }
-        Command::Diff {
-            old,
-            new,
-            old_graph,
-            new_graph,
-            allow_non_restored_state,
-            gate,
-        } => {
-            let (config, fail_on) = gate_config(&gate)?;
-            let decode = decode_options(gate.flink_1_11_channel_state);
-            let old_input = load(&old, decode, err)?;
-            let new_input = load(&new, decode, err)?;
-            let old_graph = old_graph.map(|p| load(&p, decode, err)).transpose()?;
-            let new_graph = new_graph.map(|p| load(&p, decode, err)).transpose()?;
-            let (old_path, new_path) = (path_text(&old), path_text(&new));
-            let report = run_diff(
-                DiffInputs {
-                    old: (&old_input, &old_path),
-                    new: (&new_input, &new_path),
-                    old_graph: old_graph.as_ref(),
-                    new_graph: new_graph.as_ref(),
-                },
-                RestoreOptions {
-                    allow_non_restored_state,
-                },
-                &config,
-                fail_on,
-            );
-            render_gate(&report, &gate, out)?
-        }
-        Command::Lint {
-            inputs,
-            graph,
-            gate,
-        } => {
-            let (config, fail_on) = gate_config(&gate)?;
-            let decode = decode_options(gate.flink_1_11_channel_state);
-            let loaded = inputs
-                .iter()
-                .map(|p| load(p, decode, err).map(|i| (i, path_text(p))))
-                .collect::<Result<Vec<_>, _>>()?;
-            let graph = graph.map(|p| load(&p, decode, err)).transpose()?;
-            let refs: Vec<(&JobInput, &str)> =
-                loaded.iter().map(|(i, p)| (i, p.as_str())).collect();
-            let report = run_lint(&refs, graph.as_ref(), &config, fail_on);
-            render_gate(&report, &gate, out)?
-        }
-        Command::State {
-            path,
-            operator,
-            format,
-            allow_absolute_paths,
-        } => {
-            let file = MetadataFile::open(&path).map_err(RunError::Input)?;
-            let access = StateAccess {
-                dir: file.dir().to_path_buf(),
-                allow_absolute: allow_absolute_paths,
-            };
-            let md = crate::metadata::decode(file.bytes(), DecodeOptions::default()).map_err(
-                |error| RunError::Decode {
-                    path: file.path.display().to_string(),
-                    error,
-                },
-            )?;
-            let selected: Vec<_> = md
-                .operators
-                .iter()
-                .filter(|o| match &operator {
-                    None => !o.is_empty(),
-                    Some(sel) => {
-                        o.uid.as_deref() == Some(sel.as_str())
-                            || o.name.as_deref() == Some(sel.as_str())
-                            || o.id.to_string().eq_ignore_ascii_case(sel)
-                            || o.id == operator_id(sel)
-                    }
-                })
-                .collect();
-            if let (Some(sel), true) = (&operator, selected.is_empty()) {
-                return Err(RunError::Usage(format!(
-                    "{}: no operator with uid, ID or name {sel:?}",
-                    file.path.display()
-                )));
-            }
-            let reports: Vec<_> = selected
-                .iter()
-                .map(|o| crate::state::inspect(o, &access))
-                .collect();
-            for r in &reports {
-                for s in &r.subtasks {
-                    for p in &s.problems {
-                        writeln!(
-                            err,
-                            "sp-inspect: warning: {}: operator {} subtask {}: {p}",
-                            file.path.display(),
-                            r.id,
-                            s.index
-                        )?;
-                    }
-                }
-            }
-            match format {
-                Format::Table => report::state::write_table(&reports, out)?,
-                Format::Json => {
-                    let doc = report::state::to_json(&file.path.display().to_string(), &reports);
-                    serde_json::to_writer_pretty(&mut *out, &doc).map_err(io::Error::from)?;
-                    writeln!(out)?;
-                }
-            }
-            Outcome::Clean
-        }
-        Command::Rules { id, format } => {
-            let rule = match id {
-                Some(id) => Some(crate::rules::by_id(&id.to_uppercase()).ok_or_else(|| {
-                    RunError::Usage(format!("no rule {id:?}; `sp-inspect rules` lists them"))
-                })?),
-                None => None,
-            };
-            match format {
-                RulesFormat::Table => report::rules::write_table(rule, out)?,
-                RulesFormat::Markdown => report::rules::write_markdown(out)?,
-                RulesFormat::Json => {
-                    serde_json::to_writer_pretty(&mut *out, &report::rules::to_json())
-                        .map_err(io::Error::from)?;
-                    writeln!(out)?;
-                }
-            }
-            Outcome::Clean
-        }
-        Command::Hash { uids, sink, format } => {
-            match format {
-                Format::Table => report::hash::write_table(&uids, sink, out)?,
-                Format::Json => {
-                    serde_json::to_writer_pretty(&mut *out, &report::hash::to_json(&uids, sink))
-                        .map_err(io::Error::from)?;
-                    writeln!(out)?;
-                }
-            }
-            Outcome::Clean
-        }
-    };
-    out.flush()?;
-    Ok(outcome)
 }

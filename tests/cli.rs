@@ -129,7 +129,11 @@ fn hash_sink_gives_the_committer_id_flink_used() {
 fn uids_file_names_operators_of_formats_without_uids() {
     let dir = root().join("v3-flink1.14-hashmap-savepoint/snapshot");
     let uids = std::env::temp_dir().join(format!("sp-inspect-uids-{}", std::process::id()));
-    std::fs::write(&uids, "# uids of GenJob\nnumbers\ncount-per-key\n\nprint\n").expect("write");
+    std::fs::write(
+        &uids,
+        "# sp-inspect/uids-v1\n# uids of GenJob\nnumbers\ncount-per-key\n\nprint\n",
+    )
+    .expect("write");
     let got = json_of(&sp(&[
         "show",
         "--format",

@@ -22,7 +22,7 @@ fn redeploy_dirs() -> Vec<PathBuf> {
 }
 
 fn load(p: &Path) -> JobInput {
-    JobInput::load(p, DecodeOptions::default()).unwrap_or_else(|e| panic!("{e}"))
+    JobInput::load(p, DecodeOptions::default(), false).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn json(p: &Path) -> Value {
@@ -85,7 +85,7 @@ fn diff_predicts_what_flink_did_on_every_redeploy() {
                 DiffInputs {
                     old: (&old, "old"),
                     new: (&new, "new"),
-                    old_graph: Some(&old_graph),
+                    old_graph: Some((&old_graph, "old graph")),
                     new_graph: None,
                 },
                 RestoreOptions {
@@ -94,7 +94,7 @@ fn diff_predicts_what_flink_did_on_every_redeploy() {
                 &Config::default(),
                 FailOn::Severity(Severity::Error),
             );
-            let d = report.diff.expect("diff");
+            let d = report.expect("valid arguments").diff.expect("diff");
             let with = |s: Status| -> BTreeSet<String> {
                 d.entries
                     .iter()
@@ -244,7 +244,7 @@ fn set_uid_hash_claims_the_state_of_a_renamed_uid_as_flink_does() {
             &Config::default(),
             FailOn::Severity(Severity::Error),
         );
-        let d = report.diff.expect("diff");
+        let d = report.expect("valid arguments").diff.expect("diff");
         assert_eq!(d.verdict, Verdict::Restores, "{dir:?}: {:?}", d.reasons);
         let stateful: Vec<_> = d
             .entries

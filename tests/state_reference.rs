@@ -225,10 +225,7 @@ fn state_files_read_as_flink_reads_them() {
         let snapshot = dir.join("snapshot");
         let bytes = std::fs::read(snapshot.join("_metadata")).expect("_metadata");
         let md = decode(&bytes, DecodeOptions::default()).expect("decodes");
-        let access = StateAccess {
-            dir: snapshot.clone(),
-            allow_absolute: false,
-        };
+        let access = StateAccess::new(&snapshot, false);
         let expected: Value = serde_json::from_str(
             &std::fs::read_to_string(dir.join("expected-state.json")).expect("read"),
         )

@@ -220,10 +220,32 @@ pub fn write_table(reports: &[OperatorReport], out: &mut dyn Write) -> io::Resul
             }
         }
     }
+    let problems = problem_count(reports);
+    if problems > 0 {
+        writeln!(
+            out,
+            "\nincomplete: {problems} state {} could not be read (the `problem:` lines); what is shown is what could",
+            if problems == 1 { "handle" } else { "handles" }
+        )?;
+    }
     Ok(())
 }
 
-/// The JSON document (`sp-inspect/state-v1`).
+/// How many subtask problems (state that could not be read) the reports hold.
+pub fn problem_count(reports: &[OperatorReport]) -> usize {
+    reports
+        .iter()
+        .flat_map(|r| &r.subtasks)
+        .map(|s| s.problems.len())
+        .sum()
+}
+
+/// The JSON document (`sp-inspect/state-v1`); `complete` is false when some state could not be read.
 pub fn to_json(path: &str, reports: &[OperatorReport]) -> Value {
-    json!({"schema": "sp-inspect/state-v1", "path": path, "operators": reports})
+    json!({
+        "schema": "sp-inspect/state-v1",
+        "path": path,
+        "complete": problem_count(reports) == 0,
+        "operators": reports,
+    })
 }

@@ -35,25 +35,46 @@ fn is_sink_part(name: &str) -> bool {
         || name.ends_with("Global Committer")
 }
 
-/// The hygiene findings for a graph. `state` gives the savepoint's state by operator ID when the graph
-/// is a savepoint (so stateful operators are known). `uids_known` is false for savepoints of formats
-/// before 5, which record no uids: a missing uid there means "not recorded", not "not set".
+/// What is known of which operators of a graph hold state.
+#[derive(Debug, Clone, Default)]
+pub struct Statefulness {
+    /// Bytes of state an operator holds (the graph is a savepoint) or restores (from a diff), by ID.
+    pub bytes: HashMap<OperatorId, i64>,
+    /// Whether an operator absent from `bytes` is known to hold none (the graph is a savepoint); else
+    /// the manifest's `stateful` decides, and where it is null nobody knows.
+    pub complete: bool,
+}
+
+impl Statefulness {
+    /// The non-empty states of `state` (a savepoint's operators), complete.
+    pub fn of_savepoint(state: &[OldOperator]) -> Self {
+        Statefulness {
+            bytes: state
+                .iter()
+                .filter_map(|o| {
+                    o.state
+                        .as_ref()
+                        .filter(|s| !s.empty)
+                        .map(|s| (o.id, s.bytes))
+                })
+                .collect(),
+            complete: true,
+        }
+    }
+}
+
+/// The hygiene findings for a graph. `state` says which operators hold state. `uids_known` is false for
+/// savepoints of formats before 5, which record no uids: a missing uid there means "not recorded", not
+/// "not set", and the uid rules do not run (the caller reports that as [`RULES_NOT_CHECKED`]).
 pub fn check_graph(
     ops: &[GraphOperator],
-    state: &[OldOperator],
+    state: &Statefulness,
     input: &str,
     uids_known: bool,
 ) -> Vec<Finding> {
-    let stateful: HashMap<OperatorId, i64> = state
-        .iter()
-        .filter_map(|o| {
-            o.state
-                .as_ref()
-                .filter(|s| !s.empty)
-                .map(|s| (o.id, s.bytes))
-        })
-        .collect();
     let mut out = Vec::new();
+    // Operators without uid whose statefulness nobody knows (a manifest's `stateful: null`).
+    let mut unknown = Vec::new();
     let mut by_uid: HashMap<&str, &GraphOperator> = HashMap::new();
     let mut by_id: HashMap<OperatorId, &GraphOperator> = HashMap::new();
     for op in ops {
@@ -87,14 +108,22 @@ pub fn check_graph(
         }
         if uids_known && uid.is_none() && op.uid_hash.is_none() {
             let sink = name.is_some_and(is_sink_part);
-            if let Some(bytes) = stateful.get(&op.id) {
+            if let Some(bytes) = state.bytes.get(&op.id) {
                 out.push(f(
                     &STATEFUL_OPERATOR_WITHOUT_UID,
                     format!(
-                        "{this} holds {} of state and has no uid",
+                        "{this} holds {} of state and has no uid: its ID depends on its position in the graph",
                         crate::report::human_bytes(*bytes)
                     ),
                 ));
+            } else if !state.complete && op.stateful == Some(true) {
+                out.push(f(
+                    &STATEFUL_OPERATOR_WITHOUT_UID,
+                    format!("{this} holds state (says the manifest) and has no uid: its ID depends on its position in the graph"),
+                ));
+            } else if !state.complete && op.stateful.is_none() && !sink {
+                unknown.push(this.clone());
+                out.push(f(&OPERATOR_WITHOUT_UID, format!("{this} has no uid")));
             } else if sink {
                 out.push(f(
                     &SINK_WITHOUT_UID,
@@ -123,6 +152,18 @@ pub fn check_graph(
                 ));
             }
         }
+    }
+    if !unknown.is_empty() {
+        out.push(Finding::new(
+            &RULES_NOT_CHECKED,
+            format!(
+                "STATEFUL_OPERATOR_WITHOUT_UID not checked for {}: the manifest does not say whether {} state ({}); write it with the current graph helper (contrib/), which records \"stateful\"",
+                plural(unknown.len(), "operator without uid", "operators without uid"),
+                if unknown.len() == 1 { "it holds" } else { "they hold" },
+                first_few(&unknown)
+            ),
+            input,
+        ));
     }
     out
 }

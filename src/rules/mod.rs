@@ -1,12 +1,13 @@
 //! The rules `diff` and `lint` check, as data: a stable ID, a category, a default severity, the invariant
 //! in one line, and an explanation (`sp-inspect rules`, `docs/rules.md`). IDs are never renamed.
 
+pub mod coverage;
 mod graph;
 mod restore;
 mod state;
 
-pub use graph::check_graph;
-pub use restore::check_diff;
+pub use graph::{check_graph, Statefulness};
+pub use restore::{check_diff, restored_state};
 pub use state::{check_shared_prefixes, check_state};
 
 use crate::model::OperatorId;
@@ -59,6 +60,8 @@ pub enum Category {
     StateLoss,
     /// The job graph invites the problems above on a later deploy.
     Hygiene,
+    /// What could not be checked: rules that could not run on an input.
+    Coverage,
 }
 
 impl Category {
@@ -68,6 +71,7 @@ impl Category {
             Category::Restore => "RESTORE",
             Category::StateLoss => "STATE_LOSS",
             Category::Hygiene => "HYGIENE",
+            Category::Coverage => "COVERAGE",
         }
     }
 }
@@ -150,9 +154,26 @@ rules! {
     PYFLINK_FUSED_UID_DROPPED = "PYFLINK_FUSED_UID_DROPPED", Hygiene, Warning,
         "A .uid() set in a PyFlink job is the uid its operator runs with.",
         "PyFlink fuses consecutive Python operators into one (\"count odd, Filter\") that keeps only the first operator's uid: a .uid() set on a later part is silently dropped, and a state written by that part is stored under the first part's ID. Set the uid on the first operator of the chain, or disable python.operator-chaining.enabled.";
+    RULES_NOT_CHECKED = "RULES_NOT_CHECKED", Coverage, Warning,
+        "Every rule could run on every input.",
+        "An input lacked what a rule needs, so the rule did not run on it and its silence proves nothing: savepoints before Flink 2.0 (formats 2-4) record no operator names or uids, so the uid rules cannot tell a missing uid from an unrecorded one; state files that are absent or outside the snapshot directory hide splits and transactions from the Kafka rules; a graph manifest that does not say which operators hold state hides stateful operators without uid. The finding names the rules and what to pass to run them: the job's graph manifest (--graph, --old-graph, --new-graph), the state files (or --allow-absolute-paths), a manifest written by the current graph helper.";
     SINK_WITHOUT_UID = "SINK_WITHOUT_UID", Hygiene, Error,
         "Sink V2 writers and committers have uids.",
         "A Sink V2 (sinkTo) becomes a Writer and a Committer (and maybe a Global Committer); they hold pending transactions and committables. Without a uid on the sink they get positional IDs and a redeploy can drop or misplace pending commits. Set .uid(...) on sinkTo's result: the writer gets that uid and the committer \"Sink Committer: <uid>\".";
+}
+
+/// `n thing` or `n things`.
+pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The first three items, then how many more.
+pub(crate) fn first_few(items: &[String]) -> String {
+    let shown = items.iter().take(3).cloned().collect::<Vec<_>>().join(", ");
+    match items.len() {
+        n if n > 3 => format!("{shown} and {} more", n - 3),
+        _ => shown,
+    }
 }
 
 /// Looks a rule up by ID.

@@ -2,10 +2,10 @@
 
 use super::*;
 use crate::diff::{label, Diff, Status};
+use std::collections::HashMap;
 
-/// The findings of the restore rules for `diff`; `input` names the NEW argument; `uids_known` tells whether
-/// NEW records uids (see [`super::check_graph`]).
-pub fn check_diff(d: &Diff, input: &str, uids_known: bool) -> Vec<Finding> {
+/// The findings of the restore rules for `diff`; `input` names the NEW argument.
+pub fn check_diff(d: &Diff, input: &str) -> Vec<Finding> {
     let mut out = Vec::new();
     for e in &d.entries {
         let old = e.old.as_ref();
@@ -22,26 +22,8 @@ pub fn check_diff(d: &Diff, input: &str, uids_known: bool) -> Vec<Finding> {
             Status::Unverified => &MATCH_UNVERIFIED,
             Status::SkippedEmpty => &STATE_DROPPED_EMPTY,
             Status::New if new.is_some_and(|n| n.is_source()) => &SOURCE_STARTS_EMPTY,
-            Status::New | Status::Restored => {
-                // A stateful operator restored through a positional ID is one insert away from a shift.
-                if let (Some(n), Some(s)) = (new, old.and_then(|o| o.state.as_ref())) {
-                    if uids_known && n.uid.is_none() && n.uid_hash.is_none() && !s.empty {
-                        out.push(
-                            Finding::new(
-                                &STATEFUL_OPERATOR_WITHOUT_UID,
-                                format!(
-                                    "{} restores {} of state without a uid: its ID depends on its position in the graph",
-                                    label(&n.id, None, n.name.as_deref()),
-                                    crate::report::human_bytes(s.bytes)
-                                ),
-                                input,
-                            )
-                            .on(id, uid, name),
-                        );
-                    }
-                }
-                continue;
-            }
+            // A restored operator without uid is found by the graph rules, from `restored_state`.
+            Status::New | Status::Restored => continue,
         };
         let subject = match (old, new) {
             (Some(o), Some(n)) => format!(
@@ -56,4 +38,16 @@ pub fn check_diff(d: &Diff, input: &str, uids_known: bool) -> Vec<Finding> {
         out.push(Finding::new(rule, format!("{subject}: {}", e.note), input).on(id, uid, name));
     }
     out
+}
+
+/// The bytes of state each new operator receives (restored, shifted or unverified), by its ID: what makes
+/// it stateful for the graph rules when NEW is a manifest.
+pub fn restored_state(d: &Diff) -> HashMap<OperatorId, i64> {
+    d.entries
+        .iter()
+        .filter_map(|e| {
+            let s = e.old.as_ref()?.state.as_ref().filter(|s| !s.empty)?;
+            Some((e.new.as_ref()?.id, s.bytes))
+        })
+        .collect()
 }

@@ -1,8 +1,9 @@
 //! Reading the bytes behind a stream handle: inline bytes, a file relative to the snapshot directory, an
 //! absolute `file:` path (only when allowed), or a byte range of a merged file. Never writes; never
-//! follows a relative path out of the snapshot directory.
+//! follows a relative path out of the snapshot directory, by `..` or through a symlink; reads regular
+//! files only.
 
-use crate::input::resolve_relative;
+use crate::input::{contained, open_regular, resolve_relative};
 use crate::model::StreamHandle;
 use std::fmt;
 use std::io::{Read, Seek, SeekFrom};
@@ -12,16 +13,20 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone)]
 pub struct StateAccess {
     /// The directory holding `_metadata`.
-    pub dir: PathBuf,
+    dir: PathBuf,
+    /// The same, with every symlink resolved: relative state files must resolve inside it.
+    canonical_dir: PathBuf,
     /// Whether absolute `file:` paths may be read.
-    pub allow_absolute: bool,
+    allow_absolute: bool,
 }
 
 /// Why a handle's bytes could not be read.
 #[derive(Debug, Clone, PartialEq)]
 pub enum AccessError {
-    /// A relative path that climbs out of the snapshot directory.
+    /// A relative path that climbs out of the snapshot directory (by `..`).
     Escapes(String),
+    /// A relative path inside the snapshot directory that a symlink leads out of it.
+    EscapesThroughSymlink(String),
     /// An absolute path, not allowed without `--allow-absolute-paths`.
     AbsoluteNotAllowed(String),
     /// A path on a file system this tool does not read (s3://, hdfs://, …).
@@ -43,6 +48,10 @@ impl fmt::Display for AccessError {
             AccessError::Escapes(p) => write!(
                 f,
                 "relative path {p:?} leaves the snapshot directory; not followed"
+            ),
+            AccessError::EscapesThroughSymlink(p) => write!(
+                f,
+                "relative path {p:?} leads out of the snapshot directory through a symlink; not followed"
             ),
             AccessError::AbsoluteNotAllowed(p) => {
                 write!(
@@ -78,7 +87,10 @@ fn read_range(path: &Path, start: u64, len: u64, exact: bool) -> Result<Vec<u8>,
         path: path.display().to_string(),
         error: e.to_string(),
     };
-    let mut f = std::fs::File::open(path).map_err(io)?;
+    let mut f = open_regular(path).map_err(|e| AccessError::Io {
+        path: path.display().to_string(),
+        error: e.error,
+    })?;
     f.seek(SeekFrom::Start(start)).map_err(io)?;
     let mut out = Vec::new();
     f.take(len).read_to_end(&mut out).map_err(io)?;
@@ -95,6 +107,25 @@ fn read_range(path: &Path, start: u64, len: u64, exact: bool) -> Result<Vec<u8>,
 }
 
 impl StateAccess {
+    /// State files of the snapshot in `dir` (the directory holding `_metadata`); absolute paths only
+    /// when `allow_absolute`.
+    pub fn new(dir: &Path, allow_absolute: bool) -> Self {
+        StateAccess {
+            dir: dir.to_path_buf(),
+            canonical_dir: dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf()),
+            allow_absolute,
+        }
+    }
+
+    fn relative(&self, path: &str) -> Result<PathBuf, AccessError> {
+        let p = resolve_relative(&self.dir, path)
+            .ok_or_else(|| AccessError::Escapes(path.to_string()))?;
+        if !contained(&self.canonical_dir, &p) {
+            return Err(AccessError::EscapesThroughSymlink(path.to_string()));
+        }
+        Ok(p)
+    }
+
     fn absolute(&self, path: &str) -> Result<PathBuf, AccessError> {
         let local = local_path(path).ok_or_else(|| AccessError::Remote(path.to_string()))?;
         if !self.allow_absolute {
@@ -112,9 +143,7 @@ impl StateAccess {
                 .unwrap_or(data)
                 .to_vec()),
             StreamHandle::RelativeFile { path, .. } => {
-                let p = resolve_relative(&self.dir, path)
-                    .ok_or_else(|| AccessError::Escapes(path.clone()))?;
-                read_range(&p, 0, limit, false)
+                read_range(&self.relative(path)?, 0, limit, false)
             }
             StreamHandle::File { path, .. } => read_range(&self.absolute(path)?, 0, limit, false),
             StreamHandle::Segment {
@@ -140,10 +169,7 @@ mod tests {
 
     #[test]
     fn absolute_paths_need_permission_and_remote_ones_are_refused() {
-        let a = StateAccess {
-            dir: PathBuf::from("/nonexistent"),
-            allow_absolute: false,
-        };
+        let a = StateAccess::new(Path::new("/nonexistent"), false);
         let h = StreamHandle::File {
             size: 1,
             path: "file:/tmp/x".into(),
