@@ -6,7 +6,8 @@
 Runs JOB.py with StreamExecutionEnvironment.execute() and execute_async() intercepted: at the first call
 the stream graph is generated exactly as PyFlink's own execute() generates it (Python operator
 configuration and fusion included), turned into Flink's JobGraph, and each operator's IDs, name, uid,
-parallelism, explicitly configured max parallelism and inputs are written as JSON. Then the script exits
+parallelism, explicitly configured max parallelism, inputs and whether it holds state ("stateful": true,
+false, or null when not known; see stateful()) are written as JSON. Then the script exits
 (status 0) instead of running the job. Use the PyFlink release the job will be deployed on: the IDs are
 computed by that release's own code (StreamGraphHasherV2, StreamingJobGraphGenerator).
 """
@@ -19,6 +20,124 @@ import sys
 
 class _GraphWritten(BaseException):
     """Raised to stop the job script once the manifest is written."""
+
+
+def _hierarchy(jclass):
+    """Names of a Java class, its superclasses and every interface they implement."""
+    out, todo = [], [jclass] if jclass is not None else []
+    while todo:
+        c = todo.pop()
+        name = c.getName()
+        if name in out:
+            continue
+        out.append(name)
+        if c.getSuperclass() is not None:
+            todo.append(c.getSuperclass())
+        todo.extend(c.getInterfaces())
+    return out
+
+
+def _is_a(obj, name):
+    return obj is not None and name in _hierarchy(obj.getClass())
+
+
+def _simple(name):
+    return name.replace("$", ".").rsplit(".", 1)[-1]
+
+
+# Non-keyed Java operators that hold no state of their own: whatever they hold is their user function's
+# (CheckpointedFunction / ListCheckpointed), checked first. Matched exactly: a subclass may add state.
+_STATELESS_OPERATORS = {
+    "org.apache.flink.streaming.api.operators.StreamMap",
+    "org.apache.flink.streaming.api.operators.StreamFilter",
+    "org.apache.flink.streaming.api.operators.StreamFlatMap",
+    "org.apache.flink.streaming.api.operators.ProcessOperator",
+    "org.apache.flink.streaming.api.operators.StreamSink",  # legacy SinkFunction sinks: print()
+    "org.apache.flink.streaming.runtime.operators.TimestampsAndWatermarksOperator",
+}
+
+# Function types of non-keyed Python DataStream functions. Their Java operators (ExternalPythonProcessOperator,
+# ExternalPythonCoProcessOperator, the embedded ones) snapshot nothing of their own, and the only operator
+# state PyFlink lets Python code create is broadcast state, offered to broadcast functions only.
+_STATELESS_PYTHON_FUNCTIONS = {
+    "PROCESS", "CO_PROCESS", "MAP", "FLAT_MAP", "CO_MAP", "CO_FLAT_MAP", "FILTER", "REVISE_OUTPUT"}
+
+
+def _python_function_types(info):
+    """Names of the function types of a (fused) Python function chain, or None when one is not known."""
+    from pyflink.fn_execution import flink_fn_execution_pb2
+    names = flink_fn_execution_pb2.UserDefinedDataStreamFunction.FunctionType
+    out, todo = set(), [info] if info is not None else []
+    while todo:
+        i = todo.pop()
+        try:
+            out.add(names.Name(i.getFunctionType()))
+        except (ValueError, TypeError):
+            return None
+        for j in i.getInputs() or []:
+            if _is_a(j, "org.apache.flink.streaming.api.functions.python.DataStreamPythonFunctionInfo"):
+                todo.append(j)
+    return out
+
+
+def stateful(node, source):
+    """Whether the stream node's operator holds state in a checkpoint.
+
+    True for sources, keyed operators (a state key serializer: keyed state, timers; PyFlink's keyed Python
+    operators among them), windows, Sink V1/V2 writers and committers, broadcast-state operators, user
+    functions implementing CheckpointedFunction or ListCheckpointed, and keyed/broadcast/window Python
+    functions; False for the known stateless operators whose function declares no state and for non-keyed
+    Python functions; None (unknown) otherwise."""
+    if source or node.getStateKeySerializer() is not None:
+        return True
+    factory = node.getOperatorFactory()
+    if factory is None:
+        return None
+    operator = factory.getOperator() \
+        if _is_a(factory, "org.apache.flink.streaming.api.operators.SimpleOperatorFactory") else None
+    if operator is not None:
+        operator_class = operator.getClass()
+    else:
+        try:
+            operator_class = factory.getStreamOperatorClass(factory.getClass().getClassLoader())
+        except Exception:  # Py4JJavaError and friends
+            operator_class = None
+    function = None
+    if _is_a(factory, "org.apache.flink.streaming.api.operators.UdfStreamOperatorFactory"):
+        function = factory.getUserFunction()
+    elif _is_a(operator, "org.apache.flink.streaming.api.operators.AbstractUdfStreamOperator"):
+        function = operator.getUserFunction()
+    # Flink restores a WrappingFunction's wrapped function's state.
+    f = function
+    while f is not None:
+        names = _hierarchy(f.getClass())
+        if ("org.apache.flink.streaming.api.checkpoint.CheckpointedFunction" in names
+                or "org.apache.flink.streaming.api.checkpoint.ListCheckpointed" in names):
+            return True
+        f = f.getWrappedFunction() if any(_simple(n) == "WrappingFunction" for n in names) else None
+    names = _hierarchy(factory.getClass()) + _hierarchy(operator_class)
+    for name in names:
+        if (name in ("org.apache.flink.streaming.api.operators.SourceOperatorFactory",
+                     "org.apache.flink.streaming.api.operators.SourceOperator",
+                     "org.apache.flink.streaming.api.operators.StreamSource",
+                     "org.apache.flink.streaming.api.connector.sink2.GlobalCommitterOperator")
+                # Sink V1 (1.12-1.14) and V2 writers, committers, global committers
+                or name.startswith("org.apache.flink.streaming.runtime.operators.sink.")
+                or "WindowOperator" in _simple(name) or "Broadcast" in _simple(name)):
+            return True
+    if _is_a(operator, "org.apache.flink.streaming.api.operators.python.DataStreamPythonFunctionOperator"):
+        types = _python_function_types(operator.getPythonFunctionInfo())
+        if not types:
+            return None
+        if types <= _STATELESS_PYTHON_FUNCTIONS:
+            return False
+        if any(w in t for t in types for w in ("KEYED", "BROADCAST", "WINDOW", "REDUCE")):
+            return True
+        return None
+    if operator_class is not None and operator_class.getName() in _STATELESS_OPERATORS \
+            and function is not None:
+        return False
+    return None
 
 
 def manifest(env):
@@ -58,6 +177,7 @@ def manifest(env):
                 "max_parallelism": max_parallelism if max_parallelism > 0 else None,
                 "inputs": [bytes(hashes.get(e.getSourceId())).hex() for e in node.getInEdges().toArray()],
                 "source": node.getId() in sources,
+                "stateful": stateful(node, node.getId() in sources),
             })
     return {
         "schema": "sp-inspect/graph-v1",
