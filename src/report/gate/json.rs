@@ -21,11 +21,19 @@ pub fn to_json(r: &GateReport) -> Value {
             })
         })
         .collect();
-    let inputs: serde_json::Map<String, Value> = r
-        .inputs
-        .iter()
-        .map(|i| (i.role.to_string(), json!({"path": i.path, "kind": i.kind})))
-        .collect();
+    // diff: one key per role (old, new, old_graph, new_graph); lint: a list, as it takes any number.
+    let inputs: Value = if r.diff.is_some() {
+        r.inputs
+            .iter()
+            .map(|i| (i.role.to_string(), json!({"path": i.path, "kind": i.kind})))
+            .collect::<serde_json::Map<_, _>>()
+            .into()
+    } else {
+        r.inputs
+            .iter()
+            .map(|i| json!({"role": i.role, "path": i.path, "kind": i.kind}))
+            .collect()
+    };
     let mut doc = json!({
         "schema": format!("sp-inspect/{}-v1", r.command),
         "inputs": inputs,

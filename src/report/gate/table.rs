@@ -34,14 +34,17 @@ pub fn write_table(r: &GateReport, out: &mut dyn Write) -> io::Result<()> {
             "what happens",
         ]);
         for e in &d.entries {
-            t.add_row(vec![
-                position_cell(e),
-                e.status.name().to_string(),
-                old_cell(e),
-                new_cell(e),
-                state_cell(e),
-                e.note.clone(),
-            ]);
+            t.add_row(
+                [
+                    position_cell(e),
+                    e.status.name().to_string(),
+                    old_cell(e),
+                    new_cell(e),
+                    state_cell(e),
+                    e.note.clone(),
+                ]
+                .map(|c| crate::report::cell(&c)),
+            );
         }
         writeln!(out, "{t}")?;
     }
