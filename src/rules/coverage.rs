@@ -29,7 +29,7 @@ fn not_recorded(input: &str, version: i32, rules: &[&Rule], flag: &str) -> Findi
     Finding::new(
         &RULES_NOT_CHECKED,
         format!(
-            "{} not checked: a format-{version} savepoint (written by {}) records no operator names or uids; pass the graph manifest of the job that wrote it with {flag}",
+            "{} not checked: a format-{version} snapshot (written by {}) records no operator names or uids; pass the graph manifest of the job that wrote it with {flag}",
             ids(rules),
             crate::metadata::writers_of(version)
         ),

@@ -46,7 +46,8 @@ pub struct Statefulness {
 }
 
 impl Statefulness {
-    /// The non-empty states of `state` (a savepoint's operators), complete.
+    /// The states of `state` (a savepoint's operators) that hold bytes, complete. Handles of 0 bytes
+    /// (the placeholders Flink writes for every operator under file merging) hold nothing to misplace.
     pub fn of_savepoint(state: &[OldOperator]) -> Self {
         Statefulness {
             bytes: state
@@ -54,7 +55,7 @@ impl Statefulness {
                 .filter_map(|o| {
                     o.state
                         .as_ref()
-                        .filter(|s| !s.empty)
+                        .filter(|s| !s.empty && s.bytes > 0)
                         .map(|s| (o.id, s.bytes))
                 })
                 .collect(),

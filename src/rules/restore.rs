@@ -41,12 +41,18 @@ pub fn check_diff(d: &Diff, input: &str) -> Vec<Finding> {
 }
 
 /// The bytes of state each new operator receives (restored, shifted or unverified), by its ID: what makes
-/// it stateful for the graph rules when NEW is a manifest.
+/// it stateful for the graph rules when NEW is a manifest. As in `Statefulness::of_savepoint`, handles of
+/// 0 bytes do not count.
 pub fn restored_state(d: &Diff) -> HashMap<OperatorId, i64> {
     d.entries
         .iter()
         .filter_map(|e| {
-            let s = e.old.as_ref()?.state.as_ref().filter(|s| !s.empty)?;
+            let s = e
+                .old
+                .as_ref()?
+                .state
+                .as_ref()
+                .filter(|s| !s.empty && s.bytes > 0)?;
             Some((e.new.as_ref()?.id, s.bytes))
         })
         .collect()

@@ -50,8 +50,18 @@ pub fn findings_line(r: &GateReport) -> String {
         crate::config::FailOn::Never => "never fails".to_string(),
         crate::config::FailOn::Severity(s) => format!("fails on {s}"),
     };
+    let not_run = r
+        .findings
+        .iter()
+        .filter(|f| f.rule.id == crate::rules::RULES_NOT_CHECKED.id)
+        .count();
+    let not_run = match not_run {
+        0 => String::new(),
+        1 => ", 1 check could not run".to_string(),
+        n => format!(", {n} checks could not run"),
+    };
     format!(
-        "{} errors, {} warnings, {} infos ({threshold}): {}",
+        "{} errors, {} warnings, {} infos{not_run} ({threshold}): {}",
         r.count(Severity::Error),
         r.count(Severity::Warning),
         r.count(Severity::Info),
