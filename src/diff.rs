@@ -227,25 +227,33 @@ fn bytes_text(state: Option<&StateInfo>) -> String {
 /// Predicts the restore of `old` (the operator states of a savepoint, or the operators of the old job)
 /// into the job `new`.
 pub fn diff(old: &[OldOperator], new: &[GraphOperator], opts: RestoreOptions) -> Diff {
-    use std::collections::HashMap;
-    // Flink maps both the generated and the user-defined ID of every operator to it.
-    let mut by_id: HashMap<OperatorId, (usize, MatchedBy)> = HashMap::new();
-    for (i, n) in new.iter().enumerate() {
-        by_id.entry(n.id).or_insert((i, MatchedBy::Id));
-        if let Some(h) = n.uid_hash {
-            by_id.entry(h).or_insert((i, MatchedBy::UidHash));
-        }
-    }
+    use std::collections::{HashMap, HashSet};
+    // As Flink assigns state (StateAssignmentOperation): each operator, in task order, takes the state
+    // under its user-defined ID (setUidHash) when the snapshot has one, else the state under its
+    // generated ID, and removes it: a later operator with the same ID gets nothing.
+    let mut unassigned: HashMap<OperatorId, usize> =
+        old.iter().enumerate().map(|(j, o)| (o.id, j)).collect();
     let mut claimed: Vec<Option<(usize, MatchedBy)>> = vec![None; old.len()];
     let mut claims_of: Vec<Vec<usize>> = vec![Vec::new(); new.len()];
-    for (j, o) in old.iter().enumerate() {
-        if let Some(&(i, by)) = by_id.get(&o.id) {
+    for (i, n) in new.iter().enumerate() {
+        let pick = match n.uid_hash {
+            Some(h) if unassigned.contains_key(&h) => Some((h, MatchedBy::UidHash)),
+            _ if unassigned.contains_key(&n.id) => Some((n.id, MatchedBy::Id)),
+            _ => None,
+        };
+        if let Some((j, by)) = pick.and_then(|(id, by)| unassigned.remove(&id).map(|j| (j, by))) {
             claimed[j] = Some((i, by));
             if let Some(c) = claims_of.get_mut(i) {
                 c.push(j);
             }
         }
     }
+    // Flink's completeness check accepts a state whose ID is any operator's generated or user-defined
+    // ID, whether or not that operator took it.
+    let known: HashSet<OperatorId> = new
+        .iter()
+        .flat_map(|n| std::iter::once(n.id).chain(n.uid_hash))
+        .collect();
 
     let mut entries = Vec::new();
     let mut reasons = Vec::new();
@@ -351,6 +359,27 @@ pub fn diff(old: &[OldOperator], new: &[GraphOperator], opts: RestoreOptions) ->
                 Status::SkippedEmpty,
                 "claimed by no operator; empty, so Flink skips it".to_string(),
             ),
+            state if known.contains(&o.id) => {
+                // Passes Flink's check (an operator has this ID), but the operator took another state.
+                dropping = true;
+                let holder = new
+                    .iter()
+                    .find(|n| n.id == o.id || n.uid_hash == Some(o.id))
+                    .map_or_else(
+                        || o.id.to_string(),
+                        |n| label(&n.id, n.uid.as_deref(), n.name.as_deref()),
+                    );
+                let size = bytes_text(state.as_ref());
+                reasons.push(format!(
+                    "state of operator {} ({}, {size}) is restored by no operator: {holder} has its ID but takes the state of its setUidHash; Flink neither restores nor reports it, even without allowNonRestoredState",
+                    o.id,
+                    old_label(o)
+                ));
+                (
+                    Status::Orphaned,
+                    format!("not restored, silently: {holder} has this ID but takes another state ({size})"),
+                )
+            }
             state => {
                 let size = bytes_text(state.as_ref());
                 if opts.allow_non_restored_state {
@@ -475,6 +504,39 @@ mod tests {
             d.verdict,
             Verdict::Fails,
             "parallelism above the adopted max parallelism"
+        );
+    }
+
+    #[test]
+    fn the_first_operator_with_an_id_takes_the_state_as_flink_assigns_it() {
+        // A neighbour whose generated ID is the old ID comes first: it takes the state, and the operator
+        // given setUidHash(old ID) after it gets nothing (seen on Flink 2.3).
+        let mut b = new("b-new", "b");
+        b.uid_hash = Some(operator_id("b"));
+        let d = diff(
+            &[old("b", 10)],
+            &[new("b", "x"), b],
+            RestoreOptions::default(),
+        );
+        assert_eq!(statuses(&d), [Status::Shifted, Status::New]);
+    }
+
+    #[test]
+    fn a_state_under_the_generated_id_of_an_operator_taking_its_uid_hash_is_silently_lost() {
+        // The operator's generated ID is "x"'s: Flink's check passes, but it takes "b" through setUidHash.
+        let mut n = new("x", "b");
+        n.uid_hash = Some(operator_id("b"));
+        let d = diff(
+            &[old("b", 10), old("x", 5)],
+            &[n],
+            RestoreOptions::default(),
+        );
+        assert_eq!(statuses(&d), [Status::Restored, Status::Orphaned]);
+        assert_eq!(d.verdict, Verdict::RestoresDroppingState);
+        assert!(
+            d.reasons[0].contains("even without allowNonRestoredState"),
+            "{:?}",
+            d.reasons
         );
     }
 
