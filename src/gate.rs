@@ -3,6 +3,7 @@
 
 use crate::config::{Config, FailOn};
 use crate::diff::{diff, Diff, RestoreOptions};
+use crate::fix::{self, Fix};
 use crate::job::{name_new_from_graph, name_old_from_graph, JobInput};
 use crate::rules::{
     check_diff, check_graph, check_shared_prefixes, check_state, coverage, restored_state,
@@ -33,6 +34,10 @@ pub struct GateReport {
     pub allow_non_restored_state: bool,
     /// Findings after configuration, worst first.
     pub findings: Vec<Finding>,
+    /// `diff`: the changes to the new job that make every state land where it was meant to.
+    pub fixes: Vec<Fix>,
+    /// `diff`: the prediction with the fixes applied (on the IDs they set), when there are fixes.
+    pub with_fixes: Option<Diff>,
     /// The threshold.
     pub fail_on: FailOn,
 }
@@ -146,6 +151,18 @@ fn state_findings(
     out
 }
 
+/// Points each finding at the fix for its operator: the fix of the new operator it names, else the fix
+/// that claims the old state it names.
+fn link_fixes(findings: &mut [Finding], fixes: &[Fix]) {
+    for f in findings.iter_mut() {
+        let Some(id) = f.operator_id else { continue };
+        f.fix = fixes
+            .iter()
+            .position(|x| x.new_id == Some(id) || (x.new_id.is_none() && x.operators.contains(&id)))
+            .or_else(|| fixes.iter().position(|x| x.old_id == Some(id)));
+    }
+}
+
 /// Runs `diff`. Refuses a savepoint given as NEW with a graph as OLD (the arguments swapped), options that
 /// do nothing, and graphs that do not describe their savepoint.
 pub fn run_diff(
@@ -220,12 +237,17 @@ pub fn run_diff(
     findings.extend(check_shared_prefixes(&[(old_path, &old)]));
     let mut findings = config.apply(findings);
     sort_findings(&mut findings);
+    let fixes = fix::propose(&d, &old, &new);
+    link_fixes(&mut findings, &fixes);
+    let with_fixes = (!fixes.is_empty()).then(|| fix::with_fixes(&old, &new, &fixes, restore));
     Ok(GateReport {
         command: "diff",
         inputs: infos,
         diff: Some(d),
         allow_non_restored_state: restore.allow_non_restored_state,
         findings,
+        fixes,
+        with_fixes,
         fail_on,
     })
 }
@@ -310,6 +332,8 @@ pub fn run_lint(
         diff: None,
         allow_non_restored_state: false,
         findings,
+        fixes: Vec::new(),
+        with_fixes: None,
         fail_on,
     })
 }

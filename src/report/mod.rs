@@ -6,6 +6,7 @@ pub mod hash;
 pub mod rules;
 pub mod show;
 pub mod state;
+pub mod text;
 
 /// Human-readable byte count (`1.5 KiB`).
 pub fn human_bytes(n: i64) -> String {

@@ -198,6 +198,8 @@ pub struct Finding {
     pub name: Option<String>,
     /// The input it was found in.
     pub input: String,
+    /// Index of the fix for it in the report's fixes (`diff` only).
+    pub fix: Option<usize>,
 }
 
 impl Finding {
@@ -210,6 +212,7 @@ impl Finding {
             uid: None,
             name: None,
             input: input.to_string(),
+            fix: None,
         }
     }
 

@@ -18,6 +18,8 @@ pub fn to_json(r: &GateReport) -> Value {
                 "uid": f.uid,
                 "name": f.name,
                 "input": f.input,
+                "fix": f.fix,
+                "help": f.fix.is_none().then(|| crate::report::text::help(f.rule)),
             })
         })
         .collect();
@@ -42,6 +44,15 @@ pub fn to_json(r: &GateReport) -> Value {
         "failed": r.failed(),
     });
     if let Some(d) = &r.diff {
+        doc["fixes"] = r.fixes.iter().map(fix_json).collect();
+        doc["with_fixes"] = r.with_fixes.as_ref().map_or(Value::Null, |after| {
+            let mut counts = serde_json::Map::new();
+            for e in &after.entries {
+                let n = counts.entry(e.status.name()).or_insert(json!(0));
+                *n = json!(n.as_u64().unwrap_or(0) + 1);
+            }
+            json!({"verdict": after.verdict.name(), "statuses": counts})
+        });
         doc["allow_non_restored_state"] = json!(r.allow_non_restored_state);
         doc["verdict"] = json!(d.verdict.name());
         doc["reasons"] = json!(d.reasons);
@@ -71,4 +82,28 @@ pub fn to_json(r: &GateReport) -> Value {
             .collect();
     }
     doc
+}
+
+fn fix_json(f: &crate::fix::Fix) -> Value {
+    use crate::report::text::{fix_sentence, snippet, Lang};
+    let id = |i: Option<crate::model::OperatorId>| i.map(|i| i.to_string());
+    let snippets: serde_json::Map<String, Value> = Lang::ALL
+        .iter()
+        .map(|&l| (l.name().to_string(), json!(snippet(f, l))))
+        .collect();
+    json!({
+        "kind": f.kind.name(),
+        "new_id": id(f.new_id),
+        "new_name": f.new_name,
+        "old_id": id(f.old_id),
+        "old_name": f.old_name,
+        "uid_hash": id(f.uid_hash),
+        "uid": f.uid,
+        "max_parallelism": f.max_parallelism,
+        "configured_max_parallelism": f.configured_max_parallelism,
+        "pairing": f.pairing.map(|p| p.name()),
+        "operators": f.operators.iter().map(|o| o.to_string()).collect::<Vec<_>>(),
+        "text": fix_sentence(f),
+        "snippets": snippets,
+    })
 }

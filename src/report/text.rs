@@ -1,0 +1,138 @@
+//! The words for fixes and for findings without one, shared by every renderer.
+
+use crate::fix::{Fix, FixKind};
+use crate::rules::Rule;
+
+/// Languages of the snippets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lang {
+    /// Java DataStream API.
+    Java,
+    /// Scala DataStream API.
+    Scala,
+    /// PyFlink.
+    Python,
+}
+
+impl Lang {
+    /// All, in the order reports show them.
+    pub const ALL: [Lang; 3] = [Lang::Java, Lang::Scala, Lang::Python];
+
+    /// Stable name used in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Lang::Java => "java",
+            Lang::Scala => "scala",
+            Lang::Python => "python",
+        }
+    }
+}
+
+fn who(f: &Fix) -> String {
+    match (&f.new_name, f.new_id) {
+        (Some(n), _) => n.clone(),
+        (None, Some(id)) => id.to_string(),
+        (None, None) => "the job".into(),
+    }
+}
+
+/// The fix in one sentence.
+pub fn fix_sentence(f: &Fix) -> String {
+    let old = f
+        .old_name
+        .clone()
+        .or(f.old_id.map(|i| i.to_string()))
+        .unwrap_or_default();
+    let sure = match f.pairing {
+        Some(crate::fix::Pairing::Name) => " (paired by name)",
+        _ => "",
+    };
+    match f.kind {
+        FixKind::SetUidHash if f.new_id.is_some() && f.old_name == f.new_name => format!(
+            "{}: give it uid {:?} and setUidHash {} to keep its state{sure}",
+            who(f),
+            f.uid.as_deref().unwrap_or_default(),
+            f.uid_hash.map(|h| h.to_string()).unwrap_or_default()
+        ),
+        FixKind::SetUidHash => format!(
+            "{}: claim the state of {old} with setUidHash {}, and give it uid {:?}{sure}",
+            who(f),
+            f.uid_hash.map(|h| h.to_string()).unwrap_or_default(),
+            f.uid.as_deref().unwrap_or_default()
+        ),
+        FixKind::SetUid if old.is_empty() => format!(
+            "{}: give it uid {:?}: it holds state, and without a uid its ID is its position",
+            who(f),
+            f.uid.as_deref().unwrap_or_default()
+        ),
+        FixKind::SetUid => format!(
+            "{}: give it uid {:?}, so that its position stops giving it the state of {old}",
+            who(f),
+            f.uid.as_deref().unwrap_or_default()
+        ),
+        FixKind::KeepUid => format!(
+            "{}: keep the uid {:?} it had, so that it claims its state{sure}",
+            who(f),
+            f.uid.as_deref().unwrap_or_default()
+        ),
+        FixKind::UnsetMaxParallelism => format!(
+            "remove the explicit max parallelism {} ({} operators; setMaxParallelism or pipeline.max-parallelism), or set it back to the savepoint's {}",
+            f.configured_max_parallelism.unwrap_or_default(),
+            f.operators.len(),
+            f.max_parallelism.unwrap_or_default()
+        ),
+    }
+}
+
+/// The code change, in `lang`.
+pub fn snippet(f: &Fix, lang: Lang) -> String {
+    let uid = f.uid.as_deref().unwrap_or_default();
+    let hash = f.uid_hash.map(|h| h.to_string()).unwrap_or_default();
+    match (f.kind, lang) {
+        (FixKind::SetUidHash, Lang::Python) => format!(".uid(\"{uid}\").set_uid_hash(\"{hash}\")"),
+        (FixKind::SetUidHash, _) => format!(".uid(\"{uid}\").setUidHash(\"{hash}\")"),
+        (FixKind::SetUid | FixKind::KeepUid, _) => format!(".uid(\"{uid}\")"),
+        (FixKind::UnsetMaxParallelism, lang) => {
+            let now = f.configured_max_parallelism.unwrap_or_default();
+            let was = f.max_parallelism.unwrap_or_default();
+            match lang {
+                Lang::Python => format!(
+                    "remove .set_max_parallelism({now}) and env.set_max_parallelism({now}), or set {was}"
+                ),
+                _ => format!(
+                    "remove .setMaxParallelism({now}) and env.setMaxParallelism({now}), or set {was}"
+                ),
+            }
+        }
+    }
+}
+
+/// What to do about a finding of `rule` that has no fix of its own.
+pub fn help(rule: &Rule) -> &'static str {
+    use crate::rules::*;
+    match rule.id {
+        id if id == STATE_SHIFTED.id || id == STATE_ORPHANED.id => {
+            "no new operator is named like the old one: give the operator meant to restore it setUidHash with the old ID, or, if it was removed on purpose, restore with allowNonRestoredState (its state is lost)"
+        }
+        id if id == MAX_PARALLELISM_MISMATCH.id => {
+            "lower the operator's parallelism to at most the state's max parallelism"
+        }
+        id if id == MATCH_UNVERIFIED.id => {
+            "pass the manifest of the job that wrote the savepoint with --old-graph, or set uids"
+        }
+        id if id == STATEFUL_OPERATOR_WITHOUT_UID.id || id == SINK_WITHOUT_UID.id => {
+            "set .uid(...) on it; to keep the state it has now, also setUidHash with its current ID, once"
+        }
+        id if id == UID_DUPLICATE.id || id == UID_HASH_COLLISION.id => {
+            "give each operator a uid of its own"
+        }
+        id if id == KAFKA_TRANSACTIONAL_ID_PREFIX_SHARED.id => {
+            "give every KafkaSink its own setTransactionalIdPrefix"
+        }
+        id if id == SOURCE_STARTS_EMPTY.id => {
+            "expected for a source added on purpose; if it existed before under another ID, give it setUidHash with that ID"
+        }
+        id if id == RULES_NOT_CHECKED.id => "pass what the finding names",
+        _ => "see the rule's explanation",
+    }
+}
