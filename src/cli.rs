@@ -31,6 +31,8 @@ pub enum GateFormat {
     Sarif,
     /// JUnit XML.
     Junit,
+    /// Graphviz: where state goes, old operators → new operators.
+    Dot,
 }
 
 /// Options shared by `diff` and `lint`.
@@ -46,6 +48,9 @@ pub struct GateArgs {
     /// Configuration file [default: ./sp-inspect.toml when it exists].
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// diff: list every operator (by default, those that restore fine or start empty are counted).
+    #[arg(long)]
+    pub all: bool,
     /// Write the report to FILE instead of stdout (`-` = stdout).
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,

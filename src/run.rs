@@ -441,7 +441,15 @@ fn render_gate(
         _ => stdout,
     };
     match args.format {
-        GateFormat::Table => report::gate::write_table(r, out)?,
+        GateFormat::Table => report::gate::write_table(
+            r,
+            report::gate::Layout {
+                all: args.all,
+                width: report::gate::Layout::width(),
+            },
+            out,
+        )?,
+        GateFormat::Dot => report::gate::write_dot(r, out)?,
         GateFormat::Markdown => report::gate::write_markdown(r, out)?,
         GateFormat::Github => report::gate::write_github(r, out)?,
         GateFormat::Junit => report::gate::write_junit(r, out)?,

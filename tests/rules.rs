@@ -135,8 +135,9 @@ fn cases() -> Vec<(&'static str, Vec<String>, Vec<String>)> {
         ("OPERATOR_WITHOUT_UID", l(&v6), l(&unique)),
         ("UID_DUPLICATE", l(&dup), l(&unique)),
         ("UID_HASH_COLLISION", l(&collision), l(&unique)),
-        ("PYFLINK_HIDDEN_OPERATOR", l(&pyflink), l(&v6)),
-        ("PYFLINK_FUSED_UID_DROPPED", l(&pyflink), l(&v6)),
+        // A uid-less PyFlink job; the other PyFlink job has a uid on every stateful operator.
+        ("PYFLINK_HIDDEN_OPERATOR", l(&nouid), l(&pyflink)),
+        ("PYFLINK_FUSED_UID_DROPPED", l(&nouid), l(&pyflink)),
         ("SINK_WITHOUT_UID", l(&sink_nouid), l(&sink_uid)),
         (
             "RULES_NOT_CHECKED",

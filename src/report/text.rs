@@ -48,37 +48,22 @@ pub fn fix_sentence(f: &Fix) -> String {
         _ => "",
     };
     match f.kind {
-        FixKind::SetUidHash if f.new_id.is_some() && f.old_name == f.new_name => format!(
-            "{}: give it uid {:?} and setUidHash {} to keep its state{sure}",
-            who(f),
-            f.uid.as_deref().unwrap_or_default(),
-            f.uid_hash.map(|h| h.to_string()).unwrap_or_default()
-        ),
-        FixKind::SetUidHash => format!(
-            "{}: claim the state of {old} with setUidHash {}, and give it uid {:?}{sure}",
-            who(f),
-            f.uid_hash.map(|h| h.to_string()).unwrap_or_default(),
-            f.uid.as_deref().unwrap_or_default()
-        ),
-        FixKind::SetUid if old.is_empty() => format!(
-            "{}: give it uid {:?}: it holds state, and without a uid its ID is its position",
-            who(f),
-            f.uid.as_deref().unwrap_or_default()
-        ),
+        FixKind::SetUidHash if f.old_name == f.new_name => {
+            format!("{}: keep its state, under a uid of its own{sure}", who(f))
+        }
+        FixKind::SetUidHash => format!("{}: claim the state of {old}{sure}", who(f)),
+        FixKind::SetUid if old.is_empty() => {
+            format!("{}: it holds state, give it an ID of its own", who(f))
+        }
         FixKind::SetUid => format!(
-            "{}: give it uid {:?}, so that its position stops giving it the state of {old}",
-            who(f),
-            f.uid.as_deref().unwrap_or_default()
+            "{}: an ID of its own, so that it stops taking the state of {old}",
+            who(f)
         ),
-        FixKind::KeepUid => format!(
-            "{}: keep the uid {:?} it had, so that it claims its state{sure}",
-            who(f),
-            f.uid.as_deref().unwrap_or_default()
-        ),
+        FixKind::KeepUid => format!("{}: take its old uid back, to claim its state{sure}", who(f)),
         FixKind::UnsetMaxParallelism => format!(
-            "remove the explicit max parallelism {} ({} operators; setMaxParallelism or pipeline.max-parallelism), or set it back to the savepoint's {}",
-            f.configured_max_parallelism.unwrap_or_default(),
+            "{} operators: remove the explicit max parallelism {} (setMaxParallelism, pipeline.max-parallelism) or set the savepoint's {}",
             f.operators.len(),
+            f.configured_max_parallelism.unwrap_or_default(),
             f.max_parallelism.unwrap_or_default()
         ),
     }
@@ -134,5 +119,32 @@ pub fn help(rule: &Rule) -> &'static str {
         }
         id if id == RULES_NOT_CHECKED.id => "pass what the finding names",
         _ => "see the rule's explanation",
+    }
+}
+
+/// A rule's finding as a problem, in a few words (the headline of its group).
+pub fn title(rule: &Rule) -> &'static str {
+    use crate::rules::*;
+    match rule.id {
+        id if id == STATE_SHIFTED.id => "state lands on another operator",
+        id if id == STATE_ORPHANED.id => "state claimed by no operator",
+        id if id == MAX_PARALLELISM_MISMATCH.id => "max parallelism differs from the savepoint's",
+        id if id == MATCH_UNVERIFIED.id => "positional match that cannot be checked",
+        id if id == SOURCE_TOPIC_NOT_IN_NAME.id => "source reads topics its name does not mention",
+        id if id == KAFKA_TRANSACTIONAL_ID_PREFIX_SHARED.id => {
+            "Kafka sinks share a transactional id prefix"
+        }
+        id if id == KAFKA_PENDING_TRANSACTIONS.id => "pending Kafka transactions",
+        id if id == SOURCE_STARTS_EMPTY.id => "source starts without restored splits",
+        id if id == STATE_DROPPED_EMPTY.id => "removed operator had no state",
+        id if id == STATEFUL_OPERATOR_WITHOUT_UID.id => "stateful operator without uid",
+        id if id == OPERATOR_WITHOUT_UID.id => "operator without uid",
+        id if id == UID_DUPLICATE.id => "duplicate uid",
+        id if id == UID_HASH_COLLISION.id => "operator ID collision",
+        id if id == PYFLINK_HIDDEN_OPERATOR.id => "operator PyFlink inserts",
+        id if id == PYFLINK_FUSED_UID_DROPPED.id => "fused PyFlink operators",
+        id if id == SINK_WITHOUT_UID.id => "Sink V2 part without uid",
+        id if id == RULES_NOT_CHECKED.id => "checks that could not run",
+        _ => rule.summary,
     }
 }

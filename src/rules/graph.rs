@@ -76,6 +76,21 @@ pub fn check_graph(
     let mut out = Vec::new();
     // Operators without uid whose statefulness nobody knows (a manifest's `stateful: null`).
     let mut unknown = Vec::new();
+    // Whether an operator holds state: known from the savepoint or the diff, else from the manifest.
+    let holds = |op: &GraphOperator| -> Option<bool> {
+        if state.bytes.contains_key(&op.id) {
+            Some(true)
+        } else if state.complete {
+            Some(false)
+        } else {
+            op.stateful
+        }
+    };
+    // PyFlink's hidden operators shift the positional IDs after them: that matters when some operator
+    // that may hold state has a positional ID.
+    let positional_state = ops
+        .iter()
+        .any(|o| o.uid.is_none() && o.uid_hash.is_none() && holds(o) != Some(false));
     let mut by_uid: HashMap<&str, &GraphOperator> = HashMap::new();
     let mut by_id: HashMap<OperatorId, &GraphOperator> = HashMap::new();
     for op in ops {
@@ -109,48 +124,62 @@ pub fn check_graph(
         }
         if uids_known && uid.is_none() && op.uid_hash.is_none() {
             let sink = name.is_some_and(is_sink_part);
-            if let Some(bytes) = state.bytes.get(&op.id) {
-                out.push(f(
+            let stateful = "holds state and has no uid: its ID is its position in the graph";
+            let finding = if let Some(bytes) = state.bytes.get(&op.id) {
+                f(
                     &STATEFUL_OPERATOR_WITHOUT_UID,
                     format!(
                         "{this} holds {} of state and has no uid: its ID depends on its position in the graph",
                         crate::report::human_bytes(*bytes)
                     ),
-                ));
-            } else if !state.complete && op.stateful == Some(true) {
-                out.push(f(
+                )
+                .detail(stateful)
+            } else if holds(op) == Some(true) {
+                f(
                     &STATEFUL_OPERATOR_WITHOUT_UID,
                     format!("{this} holds state (says the manifest) and has no uid: its ID depends on its position in the graph"),
-                ));
-            } else if !state.complete && op.stateful.is_none() && !sink {
-                unknown.push(this.clone());
-                out.push(f(&OPERATOR_WITHOUT_UID, format!("{this} has no uid")));
+                )
+                .detail(stateful)
             } else if sink {
-                out.push(f(
+                f(
                     &SINK_WITHOUT_UID,
                     format!("{this} is part of a Sink V2 without a uid"),
-                ));
+                )
+                .detail("part of a Sink V2 without a uid")
             } else {
-                out.push(f(&OPERATOR_WITHOUT_UID, format!("{this} has no uid")));
-            }
+                if holds(op).is_none() {
+                    unknown.push(this.clone());
+                }
+                f(&OPERATOR_WITHOUT_UID, format!("{this} has no uid")).detail("has no uid")
+            };
+            out.push(finding);
         }
         if let Some(n) = name {
             let parts: Vec<&str> = n.split(", ").collect();
-            if let Some(h) = PYFLINK_HIDDEN.iter().find(|h| parts.contains(h)) {
-                out.push(f(
-                    &PYFLINK_HIDDEN_OPERATOR,
-                    format!("{this} is (or contains) the operator PyFlink inserts as {h}"),
-                ));
+            let hidden = PYFLINK_HIDDEN.iter().find(|h| parts.contains(h));
+            if let (Some(h), true) = (hidden, positional_state) {
+                out.push(
+                    f(
+                        &PYFLINK_HIDDEN_OPERATOR,
+                        format!("{this} is (or contains) the operator PyFlink inserts as {h}"),
+                    )
+                    .detail("inserted by PyFlink: it takes a position before operators whose IDs are positional"),
+                );
             }
-            if parts.len() > 1 && parts.iter().any(|p| PYFLINK_DEFAULT_NAMES.contains(p)) {
-                out.push(f(
-                    &PYFLINK_FUSED_UID_DROPPED,
-                    format!(
-                        "{this} is {} PyFlink operators fused into one: a .uid() set on any but {:?} was dropped",
-                        parts.len(),
-                        parts.first().copied().unwrap_or_default()
-                    ),
-                ));
+            let fused = parts.len() > 1 && parts.iter().any(|p| PYFLINK_DEFAULT_NAMES.contains(p));
+            // A dropped uid matters where the fused operator may hold state and has none.
+            if fused && uid.is_none() && holds(op) != Some(false) {
+                out.push(
+                    f(
+                        &PYFLINK_FUSED_UID_DROPPED,
+                        format!(
+                            "{this} is {} PyFlink operators fused into one: a .uid() set on any but {:?} was dropped",
+                            parts.len(),
+                            parts.first().copied().unwrap_or_default()
+                        ),
+                    )
+                    .detail("Python operators fused into one, without uid: only a .uid() on the first part is kept"),
+                );
             }
         }
     }

@@ -163,12 +163,12 @@ rules! {
 }
 
 /// `n thing` or `n things`.
-pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
+pub fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// The first three items, then how many more.
-pub(crate) fn first_few(items: &[String]) -> String {
+pub fn first_few(items: &[String]) -> String {
     let shown = items.iter().take(3).cloned().collect::<Vec<_>>().join(", ");
     match items.len() {
         n if n > 3 => format!("{shown} and {} more", n - 3),
@@ -200,6 +200,8 @@ pub struct Finding {
     pub input: String,
     /// Index of the fix for it in the report's fixes (`diff` only).
     pub fix: Option<usize>,
+    /// The cause without the operator, where findings of one rule can share it (a job-wide cause).
+    pub detail: Option<String>,
 }
 
 impl Finding {
@@ -213,7 +215,13 @@ impl Finding {
             name: None,
             input: input.to_string(),
             fix: None,
+            detail: None,
         }
+    }
+
+    pub(crate) fn detail(mut self, detail: &str) -> Self {
+        self.detail = Some(detail.to_string());
+        self
     }
 
     pub(crate) fn on(mut self, id: OperatorId, uid: Option<&str>, name: Option<&str>) -> Self {

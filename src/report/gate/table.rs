@@ -1,94 +1,182 @@
 use super::*;
+use crate::report::text::{fix_sentence, help, snippet, title, Lang};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 use std::io::{self, Write};
 
-/// The terminal report.
-pub fn write_table(r: &GateReport, out: &mut dyn Write) -> io::Result<()> {
+/// How many findings of one rule are listed before "and N more".
+const LISTED: usize = 4;
+/// How many fixes are listed before "and N more".
+const FIXES_LISTED: usize = 12;
+
+fn wrap(text: &str, width: usize, first: &str, rest: &str) -> String {
+    // Break at spaces only: uids and IDs stay whole unless longer than a line.
+    let opts = textwrap::Options::new(width.max(40))
+        .initial_indent(first)
+        .subsequent_indent(rest)
+        .word_splitter(textwrap::WordSplitter::NoHyphenation);
+    textwrap::fill(text, opts)
+}
+
+/// The terminal report: the verdict, the problems grouped by rule, the fixes, a count of the rest, and the
+/// summary; with `--all`, every operator in a table.
+pub fn write_table(r: &GateReport, layout: Layout, out: &mut dyn Write) -> io::Result<()> {
+    let w = layout.width;
     for i in &r.inputs {
-        writeln!(out, "{:<5} {} ({})", format!("{}:", i.role), i.path, i.kind)?;
-    }
-    if let (Some(line), Some(d)) = (verdict_line(r), &r.diff) {
+        let role = format!("{}:", i.role);
         writeln!(
             out,
-            "\nverdict: {} — {line}",
-            d.verdict.name().to_uppercase()
+            "{}",
+            wrap(
+                &format!("{role:<10}{} ({})", i.path, i.kind),
+                w,
+                "",
+                "          "
+            )
         )?;
-        for reason in &d.reasons {
-            writeln!(out, "  - {reason}")?;
-        }
     }
+    if let (Some(line), Some(d)) = (verdict_line(r), &r.diff) {
+        let verdict = format!("verdict: {} — {line}", d.verdict.name().to_uppercase());
+        writeln!(out, "\n{}", wrap(&verdict, w, "", "  "))?;
+    }
+    write_problems(r, w, out)?;
+    write_fixes(r, w, out)?;
     if let Some(d) = &r.diff {
-        let mut t = Table::new();
-        t.load_preset(UTF8_FULL_CONDENSED)
-            .set_content_arrangement(ContentArrangement::Dynamic);
-        if t.width().is_none() {
-            // Not a terminal (CI logs): wrap the notes at a width logs still show in one screen.
-            t.set_width(180);
+        let rest = format!(
+            "operators: {}{}",
+            counts_text(d),
+            if layout.all {
+                ""
+            } else {
+                " (--all lists every one)"
+            }
+        );
+        writeln!(out, "\n{}", wrap(&rest, w, "", "  "))?;
+        if layout.all {
+            writeln!(out, "{}", entries_table(d, w))?;
         }
-        t.set_header(vec![
-            "#",
-            "status",
-            "old operator (state owner)",
-            "new operator",
-            "state",
-            "what happens",
-        ]);
-        for e in &d.entries {
-            t.add_row(
-                [
-                    position_cell(e),
-                    e.status.name().to_string(),
-                    old_cell(e),
-                    new_cell(e),
-                    state_cell(e),
-                    e.note.clone(),
-                ]
-                .map(|c| crate::report::cell(&c)),
-            );
-        }
-        writeln!(out, "{t}")?;
     }
-    if !r.findings.is_empty() {
-        writeln!(out, "\nfindings:")?;
-        // Errors and warnings one by one; infos one line per rule (--format json lists them all).
-        let mut infos: Vec<(&str, Vec<String>)> = Vec::new();
-        for f in &r.findings {
-            if f.severity > Severity::Info {
-                writeln!(
-                    out,
-                    "  {:<7} {:<30} {}",
-                    f.severity.name(),
-                    f.rule.id,
-                    f.message
-                )?;
-                continue;
+    writeln!(out, "\n{}", wrap(&findings_line(r), w, "", "  "))
+}
+
+fn write_problems(r: &GateReport, w: usize, out: &mut dyn Write) -> io::Result<()> {
+    let groups = groups(r);
+    if groups.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "\nproblems:")?;
+    for g in &groups {
+        let n = g.findings.len();
+        let fixes = g.fixes();
+        let fix_ref = match fixes.as_slice() {
+            [] => String::new(),
+            [one] => format!(" — fix {}", one + 1),
+            many => format!(
+                " — fixes {}",
+                many.iter()
+                    .map(|i| (i + 1).to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        let head = format!(
+            "{:<7} {} ×{n}{fix_ref} (sp-inspect rules {})",
+            g.severity.name(),
+            title(g.rule),
+            g.rule.id
+        );
+        writeln!(out, "{}", wrap(&head, w, "  ", "          "))?;
+        let items: Vec<String> = match g.shared_detail() {
+            Some(detail) => {
+                let who: Vec<String> = g.findings.iter().map(|f| subject(f)).collect();
+                vec![format!("{detail}: {}", crate::rules::first_few(&who))]
             }
-            let who = f
-                .name
-                .clone()
-                .or(f.uid.clone())
-                .or(f.operator_id.map(|i| i.to_string()))
-                .unwrap_or_default();
-            match infos.iter_mut().find(|(id, _)| *id == f.rule.id) {
-                Some((_, v)) => v.push(who),
-                None => infos.push((f.rule.id, vec![who])),
+            None if g.severity == Severity::Info => {
+                let who: Vec<String> = g.findings.iter().map(|f| subject(f)).collect();
+                vec![crate::rules::first_few(&who)]
             }
+            None => g
+                .findings
+                .iter()
+                .take(LISTED)
+                .map(|f| f.message.clone())
+                .chain(
+                    (n > LISTED)
+                        .then(|| format!("and {} more (--format json lists all)", n - LISTED)),
+                )
+                .collect(),
+        };
+        for item in items {
+            writeln!(out, "{}", wrap(&item, w, "          ", "            "))?;
         }
-        for (id, who) in infos {
-            let shown: Vec<&str> = who.iter().take(3).map(String::as_str).collect();
-            let more = match who.len() {
-                n if n > 3 => format!(" and {} more", n - 3),
-                _ => String::new(),
-            };
+        if fixes.is_empty() && g.severity == Severity::Error {
             writeln!(
                 out,
-                "  {:<7} {:<30} {} operators: {}{more}",
-                "info",
-                id,
-                who.len(),
-                shown.join(", ")
+                "{}",
+                wrap(
+                    &format!("help: {}", help(g.rule)),
+                    w,
+                    "          ",
+                    "            "
+                )
             )?;
         }
     }
-    writeln!(out, "\n{}", findings_line(r))
+    Ok(())
+}
+
+fn write_fixes(r: &GateReport, w: usize, out: &mut dyn Write) -> io::Result<()> {
+    if r.fixes.is_empty() {
+        return Ok(());
+    }
+    let after = r.with_fixes.as_ref().map_or(String::new(), |d| {
+        format!(
+            "; predicted with them: {} ({})",
+            d.verdict.name(),
+            counts_text(d)
+        )
+    });
+    let head = format!("fixes (Java/Scala; PyFlink: set_uid_hash, set_max_parallelism){after}:");
+    writeln!(out, "\n{}", wrap(&head, w, "", "  "))?;
+    for (i, f) in r.fixes.iter().enumerate().take(FIXES_LISTED) {
+        let n = format!("{:>3}. ", i + 1);
+        let line = format!("{}: {}", fix_sentence(f), snippet(f, Lang::Java));
+        writeln!(out, "{}", wrap(&line, w, &n, "       "))?;
+    }
+    if r.fixes.len() > FIXES_LISTED {
+        writeln!(
+            out,
+            "     and {} more (--format json lists all)",
+            r.fixes.len() - FIXES_LISTED
+        )?;
+    }
+    Ok(())
+}
+
+fn entries_table(d: &crate::diff::Diff, width: usize) -> Table {
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_width(u16::try_from(width).unwrap_or(u16::MAX));
+    t.set_header(vec![
+        "#",
+        "status",
+        "old operator (state)",
+        "new operator",
+        "state",
+        "what happens",
+    ]);
+    for e in &d.entries {
+        t.add_row(
+            [
+                position_cell(e),
+                e.status.name().to_string(),
+                old_cell(e),
+                new_cell(e),
+                state_cell(e),
+                e.note.clone(),
+            ]
+            .map(|c| crate::report::cell(&c)),
+        );
+    }
+    t
 }
