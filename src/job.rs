@@ -5,7 +5,7 @@ use crate::diff::{OldOperator, StateInfo};
 use crate::graph::{from_uid_list, manifest_from_json, GraphOperator, ManifestError};
 use crate::input::{text_of, InputError, MetadataFile, TEXT_LIMIT};
 use crate::metadata::{DecodeError, DecodeOptions};
-use crate::show::{build, OperatorRow, ShowOptions, ShowReport, StateScope};
+use crate::show::{stream, OperatorRow, ShowOptions, StateScope};
 use crate::sniff::{sniff_text, Head, TextInput, UID_LIST_MARKER};
 use crate::state::access::StateAccess;
 use crate::state::connectors::{Committable, SinkState, Split};
@@ -13,11 +13,27 @@ use crate::state::OperatorReport;
 use std::fmt;
 use std::path::Path;
 
+/// A savepoint or checkpoint as `diff` and `lint` need it: its operators' state facts, built while the
+/// file is decoded, one operator at a time (nothing else of the decoding is kept).
+#[derive(Debug, Clone)]
+pub struct Savepoint {
+    /// The `_metadata` file.
+    pub path: String,
+    /// Its format version.
+    pub version: i32,
+    /// Its operators and what their state says.
+    pub operators: Vec<OldOperator>,
+    /// Operators whose state files could not be read: label, first problem.
+    pub state_problems: Vec<(String, String)>,
+    /// Oddities of the file, each prefixed with its path.
+    pub warnings: Vec<String>,
+}
+
 /// What an argument turned out to be.
 #[derive(Debug, Clone)]
 pub enum JobInput {
     /// A savepoint or checkpoint.
-    Savepoint(Box<ShowReport>),
+    Savepoint(Box<Savepoint>),
     /// A graph manifest.
     Manifest(Vec<GraphOperator>),
     /// A uid list.
@@ -89,11 +105,41 @@ impl JobInput {
             state_scope: StateScope::SourcesAndSinks,
             ..ShowOptions::default()
         };
-        let report = build(&file, &opts).map_err(|error| LoadError::Decode {
+        let mut operators = Vec::new();
+        let mut state_problems = Vec::new();
+        let report = stream(
+            &file,
+            &opts,
+            |_| {},
+            |row| {
+                let problem = row
+                    .state
+                    .as_ref()
+                    .and_then(|r| r.subtasks.iter().flat_map(|s| &s.problems).next());
+                if let Some(p) = problem {
+                    state_problems.push((
+                        crate::diff::label(&row.id, row.uid.as_deref(), row.name.as_deref()),
+                        p.clone(),
+                    ));
+                }
+                operators.push(old_from_row(&row));
+            },
+        )
+        .map_err(|error| LoadError::Decode {
             path: file.path.display().to_string(),
             error,
         })?;
-        Ok(JobInput::Savepoint(Box::new(report)))
+        Ok(JobInput::Savepoint(Box::new(Savepoint {
+            warnings: report
+                .warnings
+                .iter()
+                .map(|w| format!("{}: {w}", report.path))
+                .collect(),
+            path: report.path,
+            version: report.header.version,
+            operators,
+            state_problems,
+        })))
     }
 
     fn from_text(path: &Path, bytes: &[u8]) -> Result<JobInput, LoadError> {
@@ -126,32 +172,17 @@ impl JobInput {
 
     /// The operators whose state files were to be read (sources and sinks) and could not be, with the
     /// first problem of each: label, problem.
-    pub fn state_problems(&self) -> Vec<(String, String)> {
-        let JobInput::Savepoint(r) = self else {
-            return Vec::new();
-        };
-        r.operators
-            .iter()
-            .filter_map(|o| {
-                let problem = o
-                    .state
-                    .as_ref()?
-                    .subtasks
-                    .iter()
-                    .flat_map(|s| &s.problems)
-                    .next()?;
-                Some((
-                    crate::diff::label(&o.id, o.uid.as_deref(), o.name.as_deref()),
-                    problem.clone(),
-                ))
-            })
-            .collect()
+    pub fn state_problems(&self) -> &[(String, String)] {
+        match self {
+            JobInput::Savepoint(s) => &s.state_problems,
+            _ => &[],
+        }
     }
 
     /// The format version, when this is a savepoint.
     pub fn format_version(&self) -> Option<i32> {
         match self {
-            JobInput::Savepoint(r) => Some(r.header.version),
+            JobInput::Savepoint(s) => Some(s.version),
             _ => None,
         }
     }
@@ -164,7 +195,7 @@ impl JobInput {
     /// The operator states (savepoint) or operators (graph) as the OLD side of a diff.
     pub fn as_old(&self) -> Vec<OldOperator> {
         match self {
-            JobInput::Savepoint(r) => r.operators.iter().map(old_from_row).collect(),
+            JobInput::Savepoint(s) => s.operators.clone(),
             JobInput::Manifest(ops) | JobInput::UidList(ops) => ops
                 .iter()
                 .map(|g| OldOperator {
@@ -183,17 +214,18 @@ impl JobInput {
     /// The operators as the NEW side of a diff.
     pub fn as_new(&self) -> Vec<GraphOperator> {
         match self {
-            JobInput::Savepoint(r) => r
+            JobInput::Savepoint(s) => s
                 .operators
                 .iter()
                 .map(|o| GraphOperator {
                     id: o.id,
                     uid: o.uid.clone(),
                     name: o.name.clone(),
-                    parallelism: Some(o.parallelism),
+                    parallelism: o.parallelism,
                     // The job that wrote this savepoint ran with this max parallelism.
-                    max_parallelism: Some(o.max_parallelism),
-                    source: is_source_row(o),
+                    max_parallelism: o.max_parallelism,
+                    source: o.source,
+                    stateful: o.state.as_ref().map(|s| !s.empty),
                     ..GraphOperator::default()
                 })
                 .collect(),
@@ -204,7 +236,7 @@ impl JobInput {
     /// Short description for reports.
     pub fn kind(&self) -> String {
         match self {
-            JobInput::Savepoint(r) => format!("_metadata format {}", r.header.version),
+            JobInput::Savepoint(s) => format!("_metadata format {}", s.version),
             JobInput::Manifest(_) => "graph manifest".into(),
             JobInput::UidList(_) => "uid list".into(),
         }

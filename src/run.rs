@@ -271,11 +271,7 @@ fn load(path: &Path, gate: &GateArgs) -> Result<(JobInput, Vec<String>), RunErro
     )
     .map_err(RunError::Load)?;
     let warnings = match &input {
-        JobInput::Savepoint(r) => r
-            .warnings
-            .iter()
-            .map(|w| format!("{}: {w}", r.path))
-            .collect(),
+        JobInput::Savepoint(s) => s.warnings.clone(),
         _ => Vec::new(),
     };
     Ok((input, warnings))

@@ -173,6 +173,33 @@ impl ShowReport {
     }
 }
 
+/// The warnings of one file: the first [`Warnings::KEPT`], and how many more there were (a file with
+/// thousands of unreadable state files would otherwise hold a line for each).
+#[derive(Default)]
+struct Warnings {
+    kept: Vec<String>,
+    more: usize,
+}
+
+impl Warnings {
+    const KEPT: usize = 100;
+
+    fn push(&mut self, w: String) {
+        if self.kept.len() < Self::KEPT {
+            self.kept.push(w);
+        } else {
+            self.more += 1;
+        }
+    }
+
+    fn finish(mut self) -> Vec<String> {
+        if self.more > 0 {
+            self.kept.push(format!("and {} more warnings", self.more));
+        }
+        self.kept
+    }
+}
+
 /// Decodes `file` in one pass, keeping one operator's handles in memory at a time.
 pub fn build(file: &MetadataFile, opts: &ShowOptions) -> Result<ShowReport, DecodeError> {
     let mut operators = Vec::new();
@@ -192,7 +219,7 @@ pub fn stream(
     let mut d = Decoder::new(file.bytes(), opts.decode)?;
     let header = d.header().clone();
     on_header(&header);
-    let mut warnings = Vec::new();
+    let mut warnings = Warnings::default();
     let mut seen_ids = HashSet::new();
     // Pages already decoded are handed back every so often: memory stays flat on huge files.
     const RELEASE_EVERY: u64 = 16 << 20;
@@ -251,12 +278,12 @@ pub fn stream(
         header,
         operators: Vec::new(),
         tail,
-        warnings,
+        warnings: warnings.finish(),
         uids_matched,
     })
 }
 
-fn check_operator(op: &OperatorState, file: &MetadataFile, warnings: &mut Vec<String>) {
+fn check_operator(op: &OperatorState, file: &MetadataFile, warnings: &mut Warnings) {
     let mut indices = HashSet::new();
     for s in &op.subtasks {
         if !indices.insert(s.index()) {

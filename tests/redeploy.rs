@@ -287,8 +287,8 @@ fn the_java_graph_manifest_has_the_ids_of_the_savepoint_the_same_job_took() {
         };
         let from_savepoint = ids(sp.as_new());
         let mut from_graph = ids(graph.as_new());
-        if let JobInput::Savepoint(r) = &sp {
-            if r.header.version < 5 {
+        if let JobInput::Savepoint(s) = &sp {
+            if s.version < 5 {
                 // Formats before 5 record no names or uids: compare IDs only.
                 from_graph = from_graph
                     .into_iter()
