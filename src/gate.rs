@@ -146,7 +146,7 @@ fn state_findings(
     let mut out = check_state(state, path);
     let unread = input.state_problems();
     if !unread.is_empty() {
-        out.push(coverage::state_not_read(path, &unread));
+        out.push(coverage::state_not_read(path, unread));
     }
     out
 }
