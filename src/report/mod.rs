@@ -24,6 +24,16 @@ pub fn human_bytes(n: i64) -> String {
     }
 }
 
+/// `text` filled to `width` columns (at least 40), the first line indented by `first`, the others by
+/// `rest`. Breaks at spaces only, so that uids and IDs stay whole unless longer than a line.
+pub fn wrap(text: &str, width: usize, first: &str, rest: &str) -> String {
+    let opts = textwrap::Options::new(width.max(40))
+        .initial_indent(first)
+        .subsequent_indent(rest)
+        .word_splitter(textwrap::WordSplitter::NoHyphenation);
+    textwrap::fill(text, opts)
+}
+
 /// The longest run of characters without a space that table cells keep whole. comfy-table wraps a
 /// longer word by trying every split of it (quadratic: three 65,535-byte names took 5 s); broken into
 /// pieces of this length first, any cell renders in linear time.

@@ -28,14 +28,67 @@ fn snapshot_line(r: &ShowReport) -> String {
     }
 }
 
+/// An operator in two lines: ID, name and uid; then the other columns, named.
+fn stacked_lines(o: &OperatorRow, row: &[Cell], width: usize) -> String {
+    let text = |i: usize| {
+        row.get(i)
+            .map(|c| c.content().replace('\n', ""))
+            .unwrap_or_default()
+    };
+    let mark = if is_stateful(o) { "●" } else { " " };
+    let who = match (&o.name, text(2)) {
+        (Some(n), u) if u != "-" => format!("{n} (uid {u})"),
+        (Some(n), _) => n.clone(),
+        (None, u) if u != "-" => format!("uid {u}"),
+        (None, _) => "-".into(),
+    };
+    let mut rest = format!(
+        "par/max {}, subtasks {}, state {}",
+        text(3),
+        text(4),
+        match o.summary.coordinator_state_bytes {
+            Some(c) => format!(
+                "{} (coordinator {})",
+                human_bytes(o.summary.state_bytes),
+                human_bytes(c)
+            ),
+            None => human_bytes(o.summary.state_bytes),
+        }
+    );
+    for (label, i) in [("kinds", 6), ("operator states", 7), ("keyed states", 8)] {
+        let v = text(i);
+        if !v.is_empty() && v != "-" {
+            rest.push_str(&format!(", {label} {v}"));
+        }
+    }
+    format!(
+        "{}\n{}",
+        super::wrap(&format!("{mark} {} {who}", o.id), width, "", "    "),
+        super::wrap(&rest, width, "    ", "      ")
+    )
+}
+
+/// A state kind as the table shows it (the JSON keeps the stable names).
+fn short_kind(k: crate::stats::StateKind) -> &'static str {
+    use crate::stats::StateKind::*;
+    match k {
+        ManagedOperator => "operator",
+        RawOperator => "raw operator",
+        ManagedKeyed => "keyed",
+        RawKeyed => "raw keyed",
+        InputChannel => "in-flight input",
+        ResultSubpartition => "in-flight output",
+    }
+}
+
+fn is_stateful(o: &OperatorRow) -> bool {
+    o.summary.state_bytes > 0 || o.summary.subtasks_with_state > 0
+}
+
 /// The human-readable report.
 pub fn write_table(r: &ShowReport, out: &mut dyn Write) -> io::Result<()> {
     let total: i64 = r.operators.iter().map(|o| o.summary.state_bytes).sum();
-    let with_state = r
-        .operators
-        .iter()
-        .filter(|o| o.summary.state_bytes > 0 || o.summary.subtasks_with_state > 0)
-        .count();
+    let with_state = r.operators.iter().filter(|o| is_stateful(o)).count();
     writeln!(out, "file:          {} ({} bytes)", r.path, r.file_bytes)?;
     writeln!(
         out,
@@ -64,27 +117,36 @@ pub fn write_table(r: &ShowReport, out: &mut dyn Write) -> io::Result<()> {
         human_bytes(total)
     )?;
 
+    let width = crate::report::gate::Layout::width();
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Disabled);
+    // One line of text per operator when the table would be wider than the terminal.
+    let mut stacked = Vec::new();
     let with_names = r.operators.iter().any(|o| o.state_names.is_some());
     let mut header = vec![
         "operator id",
         "name",
         "uid",
-        "par",
-        "max par",
+        "par/max",
         "subtasks",
-        "coordinator",
-        "state",
+        "state (coord.)",
         "kinds",
-        "operator states",
+        // Without --state the redistribution modes recorded in _metadata; with it, the state files' kinds.
+        if with_names {
+            "operator states (kind)"
+        } else {
+            "operator states (mode)"
+        },
     ];
     if with_names {
         header.push("keyed states");
     }
     t.set_header(header);
-    for o in &r.operators {
+    // Stateful operators first (marked ●), the largest state first; the rest in file order.
+    let mut rows: Vec<&OperatorRow> = r.operators.iter().collect();
+    rows.sort_by_key(|o| std::cmp::Reverse((is_stateful(o), o.summary.state_bytes)));
+    for o in rows {
         let uid = match (&o.uid, o.uid_source) {
             (Some(u), Some(UidSource::UidsFile)) => format!("{u} (--uids)"),
             (Some(u), _) => u.clone(),
@@ -105,7 +167,7 @@ pub fn write_table(r: &ShowReport, out: &mut dyn Write) -> io::Result<()> {
                 o.summary.subtasks_with_state, o.summary.subtask_states
             )
         };
-        let kinds: Vec<_> = o.summary.kinds.iter().map(|k| k.name()).collect();
+        let kinds: Vec<_> = o.summary.kinds.iter().map(|k| short_kind(*k)).collect();
         // With --state, the kinds read from the state files; else the modes recorded in _metadata.
         let states: Vec<_> = match &o.state_names {
             Some(n) => n
@@ -120,20 +182,23 @@ pub fn write_table(r: &ShowReport, out: &mut dyn Write) -> io::Result<()> {
                 .map(|(n, m)| format!("{n} ({})", m.name()))
                 .collect(),
         };
+        let mark = if is_stateful(o) { "● " } else { "  " };
+        let state = match o.summary.coordinator_state_bytes {
+            Some(c) => format!(
+                "{} ({})",
+                human_bytes(o.summary.state_bytes),
+                human_bytes(c)
+            ),
+            None => human_bytes(o.summary.state_bytes),
+        };
         let mut row = vec![
-            Cell::new(o.id.to_string()),
-            Cell::new(o.name.as_deref().unwrap_or("-")),
-            Cell::new(uid),
-            Cell::new(o.parallelism).set_alignment(CellAlignment::Right),
-            Cell::new(o.max_parallelism).set_alignment(CellAlignment::Right),
+            Cell::new(format!("{mark}{}", o.id)),
+            Cell::new(crate::report::cell(o.name.as_deref().unwrap_or("-"))),
+            Cell::new(crate::report::cell(&uid)),
+            Cell::new(format!("{}/{}", o.parallelism, o.max_parallelism))
+                .set_alignment(CellAlignment::Right),
             Cell::new(subtasks).set_alignment(CellAlignment::Right),
-            Cell::new(
-                o.summary
-                    .coordinator_state_bytes
-                    .map_or("-".into(), human_bytes),
-            )
-            .set_alignment(CellAlignment::Right),
-            Cell::new(human_bytes(o.summary.state_bytes)).set_alignment(CellAlignment::Right),
+            Cell::new(state).set_alignment(CellAlignment::Right),
             Cell::new(if kinds.is_empty() {
                 "-".into()
             } else {
@@ -153,9 +218,26 @@ pub fn write_table(r: &ShowReport, out: &mut dyn Write) -> io::Result<()> {
                 keyed.join(", ")
             }));
         }
+        stacked.push(stacked_lines(o, &row, width));
         t.add_row(row);
     }
-    writeln!(out, "{t}")?;
+    let natural: usize = t
+        .column_max_content_widths()
+        .iter()
+        .map(|w| usize::from(*w) + 3)
+        .sum::<usize>()
+        + 1;
+    if natural <= width {
+        writeln!(out, "{t}")?;
+    } else {
+        writeln!(
+            out,
+            "\n● holds state; stateful operators first, the largest state first"
+        )?;
+        for lines in stacked {
+            writeln!(out, "{lines}")?;
+        }
+    }
     if r.header.version < 5 && r.operators.iter().any(|o| o.uid.is_none()) {
         writeln!(
             out,

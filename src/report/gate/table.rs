@@ -1,5 +1,6 @@
 use super::*;
 use crate::report::text::{fix_sentence, help, snippet, title, Lang};
+use crate::report::wrap;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 use std::io::{self, Write};
 
@@ -7,15 +8,6 @@ use std::io::{self, Write};
 const LISTED: usize = 4;
 /// How many fixes are listed before "and N more".
 const FIXES_LISTED: usize = 12;
-
-fn wrap(text: &str, width: usize, first: &str, rest: &str) -> String {
-    // Break at spaces only: uids and IDs stay whole unless longer than a line.
-    let opts = textwrap::Options::new(width.max(40))
-        .initial_indent(first)
-        .subsequent_indent(rest)
-        .word_splitter(textwrap::WordSplitter::NoHyphenation);
-    textwrap::fill(text, opts)
-}
 
 /// The terminal report: the verdict, the problems grouped by rule, the fixes, a count of the rest, and the
 /// summary; with `--all`, every operator in a table.
