@@ -34,6 +34,17 @@ pub struct GraphOperator {
     /// Whether the operator holds state in a checkpoint, as the manifest says: `None` when unknown (not
     /// recorded, or an operator the graph helper cannot classify).
     pub stateful: Option<bool>,
+    /// Where the job's code creates the operator, when the graph helper recorded it.
+    pub defined_at: Option<Location>,
+}
+
+/// A place in a job's source code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    /// The file, relative to where the graph helper ran (a repository root) or absolute.
+    pub file: String,
+    /// The line, from 1.
+    pub line: u32,
 }
 
 impl GraphOperator {
@@ -136,6 +147,29 @@ fn opt_bool(
     }
 }
 
+fn location(
+    o: &serde_json::Map<String, Value>,
+    at: &str,
+) -> Result<Option<Location>, ManifestError> {
+    let at = format!("{at}.defined_at");
+    let l = match o.get("defined_at") {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::Object(l)) => l,
+        Some(_) => return Err(err(at, "expected {\"file\": ..., \"line\": ...} or null")),
+    };
+    let file = match l.get("file") {
+        Some(Value::String(f)) if !f.is_empty() => f.clone(),
+        _ => return Err(err(format!("{at}.file"), "expected a file path")),
+    };
+    let line = l
+        .get("line")
+        .and_then(Value::as_u64)
+        .and_then(|n| u32::try_from(n).ok())
+        .filter(|n| *n > 0)
+        .ok_or_else(|| err(format!("{at}.line"), "expected a line number from 1"))?;
+    Ok(Some(Location { file, line }))
+}
+
 /// Parses a graph manifest. `text` must be JSON with `"schema": "sp-inspect/graph-v1"`.
 pub fn parse_manifest(text: &str) -> Result<Vec<GraphOperator>, ManifestError> {
     let doc: Value =
@@ -215,6 +249,7 @@ pub fn manifest_from_json(doc: &Value) -> Result<Vec<GraphOperator>, ManifestErr
             inputs,
             source,
             stateful: opt_bool(o, "stateful", &at)?,
+            defined_at: location(o, &at)?,
         });
     }
     Ok(out)
@@ -266,6 +301,22 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(e.at, "operators[0].stateful");
+        let e = parse_manifest(
+            r#"{"schema": "sp-inspect/graph-v1", "operators": [{"uid": "a", "defined_at": {"file": "j.py", "line": 0}}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(e.at, "operators[0].defined_at.line");
+        let ops = parse_manifest(
+            r#"{"schema": "sp-inspect/graph-v1", "operators": [{"uid": "a", "defined_at": {"file": "j.py", "line": 7}}]}"#,
+        )
+        .expect("valid");
+        assert_eq!(
+            ops[0].defined_at,
+            Some(Location {
+                file: "j.py".into(),
+                line: 7
+            })
+        );
         let e =
             parse_manifest(r#"{"schema": "sp-inspect/graph-v1", "operators": [{"name": "x"}]}"#)
                 .unwrap_err();

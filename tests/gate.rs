@@ -300,3 +300,37 @@ fn lint_finds_pyflink_hidden_operators_and_missing_uids() {
         assert!(rules.iter().any(|x| x == r), "{r} in {rules:?}");
     }
 }
+
+#[test]
+fn sarif_and_github_annotations_point_at_the_line_that_creates_the_operator() {
+    let m = tmp("located.json");
+    std::fs::write(
+        &m,
+        r#"{"schema": "sp-inspect/graph-v1", "operators": [
+            {"id": "0123456789abcdef0123456789abcdef", "name": "count", "stateful": true,
+             "defined_at": {"file": "jobs/orders.py", "line": 42}},
+            {"uid": "other", "name": "other"}]}"#,
+    )
+    .expect("write");
+    let out = sp(&["lint", p(&m), "--format", "sarif"], &[]);
+    let v: Value = serde_json::from_slice(&out.stdout).expect("sarif");
+    let result = v["runs"][0]["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .find(|r| r["ruleId"] == "STATEFUL_OPERATOR_WITHOUT_UID")
+        .cloned()
+        .expect("the finding");
+    let loc = &result["locations"][0]["physicalLocation"];
+    assert_eq!(loc["artifactLocation"]["uri"], "jobs/orders.py");
+    assert_eq!(loc["region"]["startLine"], 42);
+    let out = sp(&["lint", p(&m), "--format", "github"], &[]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.lines().any(|l| l.starts_with(
+            "::error file=jobs/orders.py,line=42,title=STATEFUL_OPERATOR_WITHOUT_UID::"
+        )),
+        "{text}"
+    );
+    std::fs::remove_file(&m).ok();
+}

@@ -97,7 +97,11 @@ pub fn check_graph(
         let uid = op.uid.as_deref();
         let name = op.name.as_deref();
         let this = label(&op.id, uid, name);
-        let f = |rule, msg: String| Finding::new(rule, msg, input).on(op.id, uid, name);
+        let f = |rule, msg: String| {
+            Finding::new(rule, msg, input)
+                .on(op.id, uid, name)
+                .at(op.defined_at.as_ref())
+        };
         if let Some(u) = uid {
             if let Some(prev) = by_uid.insert(u, op) {
                 out.push(f(

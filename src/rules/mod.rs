@@ -202,6 +202,8 @@ pub struct Finding {
     pub fix: Option<usize>,
     /// The cause without the operator, where findings of one rule can share it (a job-wide cause).
     pub detail: Option<String>,
+    /// Where the job's code creates the operator, when the manifest says.
+    pub defined_at: Option<crate::graph::Location>,
 }
 
 impl Finding {
@@ -216,7 +218,13 @@ impl Finding {
             input: input.to_string(),
             fix: None,
             detail: None,
+            defined_at: None,
         }
+    }
+
+    pub(crate) fn at(mut self, location: Option<&crate::graph::Location>) -> Self {
+        self.defined_at = location.cloned();
+        self
     }
 
     pub(crate) fn detail(mut self, detail: &str) -> Self {

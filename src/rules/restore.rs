@@ -35,7 +35,9 @@ pub fn check_diff(d: &Diff, input: &str) -> Vec<Finding> {
             (None, Some(n)) => label(&n.id, n.uid.as_deref(), n.name.as_deref()),
             (None, None) => continue,
         };
-        let mut f = Finding::new(rule, format!("{subject}: {}", e.note), input).on(id, uid, name);
+        let mut f = Finding::new(rule, format!("{subject}: {}", e.note), input)
+            .on(id, uid, name)
+            .at(new.and_then(|n| n.defined_at.as_ref()));
         f.detail = Some(e.note.clone());
         out.push(f);
     }

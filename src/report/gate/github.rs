@@ -30,10 +30,14 @@ pub fn write_github(r: &GateReport, out: &mut dyn Write) -> io::Result<()> {
             continue;
         }
         shown[slot] += 1;
+        // On the line of the job that creates the operator, where the manifest records it.
+        let place = match &f.defined_at {
+            Some(l) => format!("file={},line={}", escape_property(&l.file), l.line),
+            None => format!("file={}", escape_property(&f.input)),
+        };
         writeln!(
             out,
-            "::{cmd} file={},title={}::{}",
-            escape_property(&f.input),
+            "::{cmd} {place},title={}::{}",
             escape_property(f.rule.id),
             escape_data(&f.message)
         )?;

@@ -29,7 +29,14 @@ pub fn to_sarif(r: &GateReport) -> Value {
                 "ruleIndex": crate::rules::ALL.iter().position(|x| x.id == f.rule.id),
                 "level": level(f.severity),
                 "message": {"text": f.message},
-                "locations": [{"physicalLocation": {"artifactLocation": {"uri": f.input}}}],
+                // The line of the job that creates the operator, where the manifest records it.
+                "locations": [match &f.defined_at {
+                    Some(l) => json!({"physicalLocation": {
+                        "artifactLocation": {"uri": l.file},
+                        "region": {"startLine": l.line},
+                    }}),
+                    None => json!({"physicalLocation": {"artifactLocation": {"uri": f.input}}}),
+                }],
             });
             if let Some(id) = f.operator_id {
                 res["partialFingerprints"] = json!({"operatorId": id.to_string()});
