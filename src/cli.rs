@@ -3,6 +3,24 @@
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
+/// A path argument: a local path, or a `file:` URL as Flink prints savepoint locations
+/// (`file:/tmp/sp/savepoint-1`, `file:///tmp/sp/savepoint-1`).
+fn path_arg(s: &str) -> Result<PathBuf, String> {
+    let local = match s.strip_prefix("file://") {
+        Some(rest) if rest.starts_with('/') => rest,
+        Some(_) => {
+            return Err(format!(
+                "{s:?}: a file: URL names a local path, file:///path"
+            ))
+        }
+        None => s.strip_prefix("file:").unwrap_or(s),
+    };
+    if local.is_empty() {
+        return Err("an empty path".into());
+    }
+    Ok(PathBuf::from(local))
+}
+
 /// Tells you, before you deploy, what your Flink savepoint will do to the new job.
 #[derive(Debug, Parser)]
 #[command(name = "sp-inspect", version, about, after_help = EXIT_CODES)]
@@ -46,13 +64,13 @@ pub struct GateArgs {
     #[arg(long, value_name = "LEVEL")]
     pub fail_on: Option<String>,
     /// Configuration file [default: ./sp-inspect.toml when it exists].
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = path_arg)]
     pub config: Option<PathBuf>,
     /// diff: list every operator (by default, those that restore fine or start empty are counted).
     #[arg(long)]
     pub all: bool,
     /// Write the report to FILE instead of stdout (`-` = stdout).
-    #[arg(long, short, value_name = "FILE")]
+    #[arg(long, short, value_name = "FILE", value_parser = path_arg)]
     pub output: Option<PathBuf>,
     /// Unaligned checkpoints written by Flink 1.11 (see `show --help`).
     #[arg(long)]
@@ -90,6 +108,7 @@ pub enum Command {
     #[command(after_help = EXIT_CODES)]
     Show {
         /// A savepoint/checkpoint directory or its `_metadata` file.
+        #[arg(value_parser = path_arg)]
         path: PathBuf,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Table)]
@@ -103,7 +122,7 @@ pub enum Command {
         resolve_paths: bool,
         /// A uid list (first line `# sp-inspect/uids-v1`, then one uid per line, `#` comments): names
         /// operators of formats that store no uid (Flink before 2.0) by matching their hashes.
-        #[arg(long, value_name = "FILE")]
+        #[arg(long, value_name = "FILE", value_parser = path_arg)]
         uids: Option<PathBuf>,
         /// Also read the state files and show the state names of each operator.
         #[arg(long)]
@@ -125,14 +144,16 @@ pub enum Command {
     #[command(after_help = EXIT_CODES)]
     Diff {
         /// The state: usually the savepoint the new job will start from.
+        #[arg(value_parser = path_arg)]
         old: PathBuf,
         /// The new job: usually its graph manifest (contrib/pyflink/sp_inspect_graph.py).
+        #[arg(value_parser = path_arg)]
         new: PathBuf,
         /// The graph manifest of the job that wrote OLD: names its operators (formats before 5 store none).
-        #[arg(long, value_name = "FILE")]
+        #[arg(long, value_name = "FILE", value_parser = path_arg)]
         old_graph: Option<PathBuf>,
         /// The graph manifest of the job that wrote NEW, when NEW is a savepoint.
-        #[arg(long, value_name = "FILE")]
+        #[arg(long, value_name = "FILE", value_parser = path_arg)]
         new_graph: Option<PathBuf>,
         /// Predict a restore with allowNonRestoredState (execution.state-recovery.ignore-unclaimed-state).
         #[arg(long)]
@@ -146,10 +167,10 @@ pub enum Command {
     Lint {
         /// Savepoints/checkpoints, graph manifests or uid lists; given together, Kafka sinks sharing a
         /// transactional id prefix across them are found too.
-        #[arg(required = true)]
+        #[arg(required = true, value_parser = path_arg)]
         inputs: Vec<PathBuf>,
         /// The graph manifest of the job that wrote a savepoint (names operators of formats before 5).
-        #[arg(long, value_name = "FILE")]
+        #[arg(long, value_name = "FILE", value_parser = path_arg)]
         graph: Option<PathBuf>,
         /// Format, threshold, configuration.
         #[command(flatten)]
@@ -157,7 +178,7 @@ pub enum Command {
     },
     /// List the rules of `diff` and `lint`, or explain one.
     Rules {
-        /// A rule ID to explain.
+        /// A rule ID to explain, or a category (RESTORE, STATE_LOSS, HYGIENE, COVERAGE) to list.
         id: Option<String>,
         /// Output format.
         #[arg(long, value_enum, default_value_t = RulesFormat::Table)]
@@ -170,6 +191,7 @@ pub enum Command {
     #[command(after_help = EXIT_CODES)]
     State {
         /// A savepoint/checkpoint directory or its `_metadata` file.
+        #[arg(value_parser = path_arg)]
         path: PathBuf,
         /// Only this operator: its uid, ID or name.
         #[arg(long, value_name = "UID|ID|NAME")]

@@ -263,7 +263,9 @@ fn split_text(s: &Split) -> Option<String> {
         Split::File { path, position, .. } => Some(format!(
             "file {}{}",
             path.as_deref().unwrap_or("?"),
-            position.map_or(String::new(), |(_, r)| format!(" after {r} records"))
+            position.map_or(String::new(), |(o, r)| crate::report::state::resume_text(
+                o, r
+            ))
         )),
         Split::DynamicKafka {
             cluster_id, split, ..

@@ -230,14 +230,23 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<Outcome
             err,
         )?,
         Command::Rules { id, format } => {
-            let rule = match id {
-                Some(id) => Some(crate::rules::by_id(&id.to_uppercase()).ok_or_else(|| {
-                    RunError::Usage(format!("no rule {id:?}; `sp-inspect rules` lists them"))
+            let wanted = id.as_deref().map(str::to_uppercase);
+            let category = crate::rules::ALL
+                .iter()
+                .map(|r| r.category)
+                .find(|c| Some(c.name()) == wanted.as_deref());
+            let rule = match (&wanted, category) {
+                (Some(id), None) => Some(crate::rules::by_id(id).ok_or_else(|| {
+                    let ids = crate::rules::ALL.iter().map(|r| r.id.to_string());
+                    RunError::Usage(format!(
+                        "no rule or category {id:?}{}; `sp-inspect rules` lists them",
+                        did_you_mean(id, ids)
+                    ))
                 })?),
-                None => None,
+                _ => None,
             };
             match format {
-                RulesFormat::Table => report::rules::write_table(rule, out)?,
+                RulesFormat::Table => report::rules::write_table(rule, category, out)?,
                 RulesFormat::Markdown => report::rules::write_markdown(out)?,
                 RulesFormat::Json => write_json(&report::rules::to_json(), out)?,
             }
@@ -353,9 +362,15 @@ fn state(
         })
         .collect();
     if let (Some(sel), true) = (operator, selected.is_empty()) {
+        let names = md
+            .operators
+            .iter()
+            .flat_map(|o| [o.uid.clone(), o.name.clone(), Some(o.id.to_string())])
+            .flatten();
         return Err(RunError::Usage(format!(
-            "{}: no operator with uid, ID or name {sel:?}",
-            file.path.display()
+            "{}: no operator with uid, ID or name {sel:?}{}",
+            file.path.display(),
+            did_you_mean(sel, names)
         )));
     }
     let reports: Vec<_> = selected
@@ -394,6 +409,16 @@ fn state(
         return Ok(Outcome::Incomplete);
     }
     Ok(Outcome::Clean)
+}
+
+/// `; did you mean "x"?` for the closest of `candidates` to `given`, when one is close.
+fn did_you_mean(given: &str, candidates: impl Iterator<Item = String>) -> String {
+    let given_lower = given.to_lowercase();
+    candidates
+        .map(|c| (strsim::jaro_winkler(&given_lower, &c.to_lowercase()), c))
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map_or(String::new(), |(_, c)| format!("; did you mean {c:?}?"))
 }
 
 fn gate_config(args: &GateArgs) -> Result<(Config, FailOn), RunError> {

@@ -201,3 +201,52 @@ fn docs_rules_md_is_the_registry() {
     assert!(sp(&["rules", "STATE_SHIFTED"]).status.success());
     assert_eq!(sp(&["rules", "NO_SUCH_RULE"]).status.code(), Some(2));
 }
+
+#[test]
+fn small_conveniences_of_the_command_line() {
+    let dir = root().join("v6-flink2.3-hashmap-savepoint/snapshot");
+    // file: URLs as Flink prints savepoint locations.
+    for url in [
+        format!("file:{}", dir.display()),
+        format!("file://{}", dir.display()),
+    ] {
+        let out = sp(&["show", &url]);
+        assert!(
+            out.status.success(),
+            "{url}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // A near miss is named.
+    let out = sp(&[
+        "state",
+        dir.to_str().expect("path"),
+        "--operator",
+        "count-per-ky",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("did you mean \"count-per-key\"?"));
+    let out = sp(&["rules", "STATE_SHIFTD"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("did you mean \"STATE_SHIFTED\"?"));
+    // A category lists its rules.
+    let out = sp(&["rules", "coverage"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("RULES_NOT_CHECKED") && !text.contains("STATE_SHIFTED"),
+        "{text}"
+    );
+    // FileSource's no-offset marker is said in words.
+    let files = root().join("v6-flink2.3-filesource-savepoint/snapshot");
+    let out = sp(&[
+        "state",
+        files.to_str().expect("path"),
+        "--operator",
+        "files",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("resumes from the split's start, skipping") && !text.contains("at -1"),
+        "{text}"
+    );
+    assert!(text.contains(": 1 element\n"), "{text}");
+}

@@ -4,8 +4,12 @@ use crate::rules::{Rule, ALL};
 use serde_json::{json, Value};
 use std::io::{self, Write};
 
-/// The registry as a terminal listing, or one rule explained.
-pub fn write_table(only: Option<&Rule>, out: &mut dyn Write) -> io::Result<()> {
+/// The registry as a terminal listing (of one category, when given), or one rule explained.
+pub fn write_table(
+    only: Option<&Rule>,
+    category: Option<crate::rules::Category>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     match only {
         Some(r) => writeln!(
             out,
@@ -17,7 +21,10 @@ pub fn write_table(only: Option<&Rule>, out: &mut dyn Write) -> io::Result<()> {
             r.explain
         ),
         None => {
-            for r in ALL {
+            for r in ALL
+                .iter()
+                .filter(|r| category.is_none_or(|c| r.category == c))
+            {
                 writeln!(
                     out,
                     "{:<30} {:<10} {:<8} {}",

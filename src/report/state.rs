@@ -5,6 +5,15 @@ use crate::state::OperatorReport;
 use serde_json::{json, Value};
 use std::io::{self, Write};
 
+/// Where a file split resumes: FileSource's position is an offset (or -1, `NO_OFFSET`: from the split's
+/// start) and a number of records to skip after it.
+pub fn resume_text(offset: i64, records: i64) -> String {
+    match offset {
+        -1 => format!(", resumes from the split's start, skipping {records} records"),
+        o => format!(", resumes at offset {o}, skipping {records} records"),
+    }
+}
+
 /// One line per split.
 pub fn split_line(s: &Split) -> String {
     match s {
@@ -34,9 +43,7 @@ pub fn split_line(s: &Split) -> String {
         } => format!(
             "file split {id}: {} [{offset}+{length}]{}",
             path.as_deref().unwrap_or("?"),
-            position.map_or(String::new(), |(o, r)| format!(
-                ", resumes at {o} after {r} records"
-            ))
+            position.map_or(String::new(), |(o, r)| resume_text(o, r))
         ),
         Split::Unknown(o) => format!(
             "unknown split: version {}, {} bytes, {}",
@@ -187,13 +194,13 @@ pub fn write_table(reports: &[OperatorReport], out: &mut dyn Write) -> io::Resul
             for n in &s.operator_states {
                 writeln!(
                     out,
-                    "    {} ({}{}): {} elements",
+                    "    {} ({}{}): {}",
                     n.name,
                     n.kind.as_deref().unwrap_or(n.mode),
                     n.serializer
                         .as_deref()
                         .map_or(String::new(), |x| format!(", {x}")),
-                    n.elements
+                    crate::rules::plural(n.elements, "element", "elements")
                 )?;
                 for sp in &n.splits {
                     writeln!(out, "      {}", split_line(sp))?;
