@@ -343,17 +343,49 @@ pub fn json_tail(r: &ShowReport) -> Value {
     })
 }
 
-/// Output that remembers its first error (the decoder's callbacks cannot return one).
-struct Sink<'a> {
-    out: &'a mut dyn Write,
-    error: Option<io::Error>,
+/// Why the streamed JSON document could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum ShowJsonError {
+    /// The `_metadata` file is malformed.
+    #[error("{path}: {error}")]
+    Decode {
+        /// Which file.
+        path: String,
+        /// What and where.
+        error: crate::metadata::DecodeError,
+    },
+    /// Writing failed.
+    #[error("writing output: {0}")]
+    Output(#[from] serde_json::Error),
 }
 
-impl Sink<'_> {
-    fn write(&mut self, bytes: &[u8]) {
-        if self.error.is_none() {
-            self.error = self.out.write_all(bytes).err();
+/// The operators array, serialized while the file is decoded (one operator in memory at a time); the
+/// report of the decoding (or its error) is left in the cells.
+struct Operators<'a> {
+    file: &'a crate::input::MetadataFile,
+    opts: &'a crate::show::ShowOptions,
+    report: std::cell::RefCell<Option<Result<ShowReport, crate::metadata::DecodeError>>>,
+}
+
+impl serde::Serialize for Operators<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error, SerializeSeq};
+        let mut seq = serializer.serialize_seq(None)?;
+        let mut failed = None;
+        let report = crate::show::stream(self.file, self.opts, |_| {}, |row| {
+            if failed.is_none() {
+                failed = seq.serialize_element(&operator_json(&row, self.opts.subtasks)).err();
+            }
+        });
+        if let Some(e) = failed {
+            return Err(e);
         }
+        let decoded = report.is_ok();
+        *self.report.borrow_mut() = Some(report);
+        if !decoded {
+            return Err(S::Error::custom("the file did not decode"));
+        }
+        seq.end()
     }
 }
 
@@ -363,45 +395,46 @@ pub fn write_json_streaming(
     file: &crate::input::MetadataFile,
     opts: &crate::show::ShowOptions,
     out: &mut dyn Write,
-) -> Result<ShowReport, crate::run::RunError> {
+) -> Result<ShowReport, ShowJsonError> {
+    use serde::ser::{SerializeMap, Serializer};
     let path = file.path.display().to_string();
-    let sink = std::cell::RefCell::new(Sink { out, error: None });
-    let mut first = true;
-    let report = crate::show::stream(
-        file,
-        opts,
-        |h| {
-            let head = json_head(&path, file.bytes().len() as u64, h).to_string();
-            let mut s = sink.borrow_mut();
-            // The head object without its closing brace, then the operators array.
-            s.write(head.trim_end_matches('}').as_bytes());
-            s.write(b",\"operators\":[\n");
-        },
-        |row| {
-            let mut s = sink.borrow_mut();
-            if !std::mem::take(&mut first) {
-                s.write(b",\n");
-            }
-            s.write(operator_json(&row, opts.subtasks).to_string().as_bytes());
-        },
-    )
-    .map_err(|error| crate::run::RunError::Decode {
+    let decode_error = |error| ShowJsonError::Decode {
         path: path.clone(),
         error,
-    })?;
-    let mut s = sink.into_inner();
-    s.write(b"\n],");
-    s.write(
-        json_tail(&report)
-            .to_string()
-            .trim_start_matches('{')
-            .as_bytes(),
-    );
-    s.write(b"\n");
-    match s.error {
-        Some(e) => Err(crate::run::RunError::Output(e)),
-        None => Ok(report),
+    };
+    // The header is read first (it is small), so that its fields come before the operators.
+    let header = crate::metadata::Decoder::new(file.bytes(), opts.decode)
+        .map_err(decode_error)?
+        .header()
+        .clone();
+    let mut ser = serde_json::Serializer::new(out);
+    let mut map = ser.serialize_map(None)?;
+    let head = json_head(&path, file.bytes().len() as u64, &header);
+    for (k, v) in head.as_object().into_iter().flatten() {
+        map.serialize_entry(k, v)?;
     }
+    let operators = Operators {
+        file,
+        opts,
+        report: std::cell::RefCell::new(None),
+    };
+    let written = map.serialize_entry("operators", &operators);
+    let report = match (operators.report.into_inner(), written) {
+        (Some(Err(error)), _) => return Err(decode_error(error)),
+        (_, Err(e)) => return Err(ShowJsonError::Output(e)),
+        (Some(Ok(r)), Ok(())) => r,
+        (None, Ok(())) => {
+            use serde::ser::Error;
+            return Err(ShowJsonError::Output(serde_json::Error::custom(
+                "the operators were not written",
+            )));
+        }
+    };
+    for (k, v) in json_tail(&report).as_object().into_iter().flatten() {
+        map.serialize_entry(k, v)?;
+    }
+    map.end()?;
+    Ok(report)
 }
 
 /// The JSON document (`sp-inspect/show-v1`) of a report built in memory.
