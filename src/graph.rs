@@ -5,7 +5,6 @@
 use crate::hash::operator_id;
 use crate::model::OperatorId;
 use serde_json::Value;
-use std::fmt;
 
 /// Schema identifier of graph manifests.
 pub const MANIFEST_SCHEMA: &str = "sp-inspect/graph-v1";
@@ -59,7 +58,8 @@ impl GraphOperator {
 }
 
 /// A manifest that is not valid.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{}", if at.is_empty() { message.clone() } else { format!("at {at}: {message}") })]
 pub struct ManifestError {
     /// JSON path of the bad value, e.g. `operators[3].id`.
     pub at: String,
@@ -67,17 +67,6 @@ pub struct ManifestError {
     pub message: String,
 }
 
-impl fmt::Display for ManifestError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.at.is_empty() {
-            write!(f, "{}", self.message)
-        } else {
-            write!(f, "at {}: {}", self.at, self.message)
-        }
-    }
-}
-
-impl std::error::Error for ManifestError {}
 
 fn err(at: impl Into<String>, message: impl Into<String>) -> ManifestError {
     ManifestError {

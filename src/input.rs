@@ -2,7 +2,6 @@
 //! that stay inside the snapshot directory, and outputs that never land on an input.
 
 use crate::sniff::{sniff_head, Head, HEAD};
-use std::fmt;
 use std::fs::File;
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
@@ -12,7 +11,8 @@ use std::path::{Component, Path, PathBuf};
 pub const TEXT_LIMIT: u64 = 16 << 20;
 
 /// A file that could not be opened or read.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {error}", path.display())]
 pub struct InputError {
     /// Which file.
     pub path: PathBuf,
@@ -29,14 +29,6 @@ impl InputError {
         }
     }
 }
-
-impl fmt::Display for InputError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.path.display(), self.error)
-    }
-}
-
-impl std::error::Error for InputError {}
 
 /// What a file that is not a regular file is, for the error.
 fn non_regular_kind(t: std::fs::FileType) -> &'static str {

@@ -10,7 +10,6 @@ use crate::sniff::{sniff_text, Head, TextInput, UID_LIST_MARKER};
 use crate::state::access::StateAccess;
 use crate::state::connectors::{Committable, SinkState, Split};
 use crate::state::OperatorReport;
-use std::fmt;
 use std::path::Path;
 
 /// A savepoint or checkpoint as `diff` and `lint` need it: its operators' state facts, built while the
@@ -41,37 +40,30 @@ pub enum JobInput {
 }
 
 /// Why an argument could not be read.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     /// The file could not be read.
-    Input(InputError),
+    #[error(transparent)]
+    Input(#[from] InputError),
     /// A `_metadata` file is malformed.
+    #[error("{path}")]
     Decode {
         /// Which file.
         path: String,
         /// What and where.
+        #[source]
         error: DecodeError,
     },
     /// A manifest is malformed.
+    #[error("{path}: graph manifest")]
     Manifest {
         /// Which file.
         path: String,
         /// What and where.
+        #[source]
         error: ManifestError,
     },
 }
-
-impl fmt::Display for LoadError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            LoadError::Input(e) => write!(f, "{e}"),
-            LoadError::Decode { path, error } => write!(f, "{path}: {error}"),
-            LoadError::Manifest { path, error } => write!(f, "{path}: graph manifest {error}"),
-        }
-    }
-}
-
-impl std::error::Error for LoadError {}
 
 impl JobInput {
     /// Reads `path`, deciding from its content what it is (see [`crate::sniff`]): a savepoint or

@@ -30,7 +30,15 @@ fn main() -> ExitCode {
         Ok(Outcome::Incomplete) => ExitCode::from(2),
         Err(RunError::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
-            let _ = writeln!(err, "sp-inspect: error: {e}");
+            // This level's words, then each cause: "FILE: byte offset N in …: what was expected".
+            let mut message = e.to_string();
+            let mut cause = std::error::Error::source(&e);
+            while let Some(c) = cause {
+                message.push_str(": ");
+                message.push_str(&c.to_string());
+                cause = c.source();
+            }
+            let _ = writeln!(err, "sp-inspect: error: {message}");
             ExitCode::from(2)
         }
     }

@@ -13,54 +13,33 @@ use crate::rules::Severity;
 use crate::show::{build, ShowOptions};
 use crate::sniff::{sniff_text, TextInput, UID_LIST_MARKER};
 use crate::state::access::StateAccess;
-use std::fmt;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-/// Why a command failed.
-#[derive(Debug)]
+/// Why a command failed. Its `Display` is this level's words; `source()` the cause (printed after it).
+#[derive(Debug, thiserror::Error)]
 pub enum RunError {
     /// A file could not be read.
-    Input(InputError),
+    #[error(transparent)]
+    Input(#[from] InputError),
     /// A `_metadata` file is malformed.
+    #[error("{path}")]
     Decode {
         /// Which file.
         path: String,
         /// What and where.
+        #[source]
         error: crate::metadata::DecodeError,
     },
     /// An argument of `diff`/`lint` could not be read.
-    Load(LoadError),
+    #[error(transparent)]
+    Load(#[from] LoadError),
     /// Bad usage or configuration.
+    #[error("{0}")]
     Usage(String),
     /// Writing the output failed.
-    Output(io::Error),
-}
-
-impl fmt::Display for RunError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            RunError::Input(e) => write!(f, "{e}"),
-            RunError::Decode { path, error } => write!(f, "{path}: {error}"),
-            RunError::Load(e) => write!(f, "{e}"),
-            RunError::Usage(m) => write!(f, "{m}"),
-            RunError::Output(e) => write!(f, "writing output: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for RunError {}
-
-impl From<io::Error> for RunError {
-    fn from(e: io::Error) -> Self {
-        RunError::Output(e)
-    }
-}
-
-impl From<InputError> for RunError {
-    fn from(e: InputError) -> Self {
-        RunError::Input(e)
-    }
+    #[error("writing output")]
+    Output(#[from] io::Error),
 }
 
 /// How a successful run ended.
