@@ -6,8 +6,8 @@ use crate::diff::{diff, Diff, RestoreOptions};
 use crate::fix::{self, Fix};
 use crate::job::{name_new_from_graph, name_old_from_graph, JobInput};
 use crate::rules::{
-    check_diff, check_graph, check_shared_prefixes, check_state, coverage, restored_state,
-    sort_findings, Finding, Severity, Statefulness,
+    check_diff, check_graph, check_state, restored_state, rules_not_checked, sort_findings,
+    Finding, Severity, Statefulness,
 };
 
 /// One input of a gate run.
@@ -130,18 +130,10 @@ fn info(role: &'static str, path: &str, kind: String) -> InputInfo {
     }
 }
 
-/// What runs on a savepoint's state files, and what could not.
-fn state_findings(
-    input: &JobInput,
-    state: &[crate::diff::OldOperator],
-    path: &str,
-) -> Vec<Finding> {
-    let mut out = check_state(state, path);
+/// The state rules that could not run on a savepoint whose state files could not be read.
+fn unread_state(input: &JobInput, path: &str) -> Option<Finding> {
     let unread = input.state_problems();
-    if !unread.is_empty() {
-        out.push(coverage::state_not_read(path, unread));
-    }
-    out
+    (!unread.is_empty()).then(|| rules_not_checked::state_not_read(path, unread))
 }
 
 /// Points each finding at the fix for its operator: the fix of the new operator it names, else the fix
@@ -218,16 +210,20 @@ pub fn run_diff(
     let new_uids_known = uids_known(new_input, new_graph.is_some());
     findings.extend(check_graph(&new, &stateful, new_path, new_uids_known));
     if let (false, Some(v)) = (new_uids_known, new_input.format_version()) {
-        findings.push(coverage::uids_not_recorded(new_path, v, "--new-graph"));
+        findings.push(rules_not_checked::uids_not_recorded(
+            new_path,
+            v,
+            "--new-graph",
+        ));
     }
     if let (false, Some(v)) = (
         uids_known(old_input, old_graph.is_some()),
         old_input.format_version(),
     ) {
-        findings.push(coverage::names_not_recorded(old_path, v));
+        findings.push(rules_not_checked::names_not_recorded(old_path, v));
     }
-    findings.extend(state_findings(old_input, &old, old_path));
-    findings.extend(check_shared_prefixes(&[(old_path, &old)]));
+    findings.extend(unread_state(old_input, old_path));
+    findings.extend(check_state(&[(old_path, &old)]));
     let mut findings = config.apply(findings);
     sort_findings(&mut findings);
     let fixes = fix::propose(&d, &old, &new);
@@ -301,9 +297,9 @@ pub fn run_lint(
         let known = uids_known(input, named);
         findings.extend(check_graph(&ops, &stateful, path, known));
         if let (false, Some(v)) = (known, input.format_version()) {
-            findings.push(coverage::uids_not_recorded(path, v, "--graph"));
+            findings.push(rules_not_checked::uids_not_recorded(path, v, "--graph"));
         }
-        findings.extend(state_findings(input, &state, path));
+        findings.extend(unread_state(input, path));
         states.push((*path, state));
     }
     if let (Some((_, graph_path)), false) = (graph, named_any) {
@@ -316,7 +312,7 @@ pub fn run_lint(
     }
     let shared: Vec<(&str, &[crate::diff::OldOperator])> =
         states.iter().map(|(p, s)| (*p, s.as_slice())).collect();
-    findings.extend(check_shared_prefixes(&shared));
+    findings.extend(check_state(&shared));
     let mut findings = config.apply(findings);
     sort_findings(&mut findings);
     Ok(GateReport {

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 use sp_inspect::diff::{OldOperator, StateInfo};
-use sp_inspect::rules::{check_shared_prefixes, check_state, ALL};
+use sp_inspect::rules::{check_state, ALL};
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -171,9 +171,8 @@ fn kafka_cases() -> Vec<(&'static str, Vec<String>, Vec<String>)> {
         ..StateInfo::default()
     };
     let rules = |ops: &[OldOperator]| -> Vec<String> {
-        check_state(ops, "sp")
+        check_state(&[("sp", ops)])
             .into_iter()
-            .chain(check_shared_prefixes(&[("sp", ops)]))
             .map(|f| f.rule.id.to_string())
             .collect()
     };

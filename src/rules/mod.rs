@@ -1,17 +1,71 @@
-//! The rules `diff` and `lint` check, as data: a stable ID, a category, a default severity, the invariant
-//! in one line, and an explanation (`sp-inspect rules`, `docs/rules.md`). IDs are never renamed.
+//! The rules `diff` and `lint` check, one file per rule: its stable ID, category, default severity, the
+//! invariant in one line, an explanation (`sp-inspect rules`, `docs/rules.md`), its check and its tests.
+//! [`ALL`] is the registry. A check sees one of three contexts: the restore prediction ([`DiffContext`]),
+//! a job graph with what is known of its state ([`GraphContext`]), or the state facts of the savepoints
+//! given together ([`StateContext`]). IDs are never renamed.
 
-pub mod coverage;
-mod graph;
-mod restore;
-mod state;
+mod kafka_pending_transactions;
+mod kafka_transactional_id_prefix_shared;
+mod match_unverified;
+mod max_parallelism_mismatch;
+mod operator_without_uid;
+mod pyflink_fused_uid_dropped;
+mod pyflink_hidden_operator;
+pub mod rules_not_checked;
+mod sink_without_uid;
+mod source_starts_empty;
+mod source_topic_not_in_name;
+mod state_dropped_empty;
+mod state_orphaned;
+mod state_shifted;
+mod stateful_operator_without_uid;
+mod uid_duplicate;
+mod uid_hash_collision;
 
-pub use graph::{check_graph, Statefulness};
-pub use restore::{check_diff, restored_state};
-pub use state::{check_shared_prefixes, check_state};
-
+use crate::diff::{label, Diff, Entry, OldOperator, StateInfo, Status};
+use crate::graph::GraphOperator;
 use crate::model::OperatorId;
+use std::collections::HashMap;
 use std::fmt;
+
+pub use kafka_pending_transactions::RULE as KAFKA_PENDING_TRANSACTIONS;
+pub use kafka_transactional_id_prefix_shared::RULE as KAFKA_TRANSACTIONAL_ID_PREFIX_SHARED;
+pub use match_unverified::RULE as MATCH_UNVERIFIED;
+pub use max_parallelism_mismatch::RULE as MAX_PARALLELISM_MISMATCH;
+pub use operator_without_uid::RULE as OPERATOR_WITHOUT_UID;
+pub use pyflink_fused_uid_dropped::RULE as PYFLINK_FUSED_UID_DROPPED;
+pub use pyflink_hidden_operator::RULE as PYFLINK_HIDDEN_OPERATOR;
+pub use rules_not_checked::RULE as RULES_NOT_CHECKED;
+pub use sink_without_uid::RULE as SINK_WITHOUT_UID;
+pub use source_starts_empty::RULE as SOURCE_STARTS_EMPTY;
+pub use source_topic_not_in_name::RULE as SOURCE_TOPIC_NOT_IN_NAME;
+pub use state_dropped_empty::RULE as STATE_DROPPED_EMPTY;
+pub use state_orphaned::RULE as STATE_ORPHANED;
+pub use state_shifted::RULE as STATE_SHIFTED;
+pub use stateful_operator_without_uid::RULE as STATEFUL_OPERATOR_WITHOUT_UID;
+pub use uid_duplicate::RULE as UID_DUPLICATE;
+pub use uid_hash_collision::RULE as UID_HASH_COLLISION;
+
+/// Every rule, in category order.
+pub static ALL: &[&Rule] = &[
+    &STATE_SHIFTED,
+    &STATE_ORPHANED,
+    &MAX_PARALLELISM_MISMATCH,
+    &MATCH_UNVERIFIED,
+    &SOURCE_TOPIC_NOT_IN_NAME,
+    &KAFKA_TRANSACTIONAL_ID_PREFIX_SHARED,
+    &KAFKA_PENDING_TRANSACTIONS,
+    &SOURCE_STARTS_EMPTY,
+    &STATE_DROPPED_EMPTY,
+    &STATEFUL_OPERATOR_WITHOUT_UID,
+    &OPERATOR_WITHOUT_UID,
+    &UID_DUPLICATE,
+    &UID_HASH_COLLISION,
+    &PYFLINK_HIDDEN_OPERATOR,
+    &PYFLINK_FUSED_UID_DROPPED,
+    &RULES_NOT_CHECKED,
+    &SINK_WITHOUT_UID,
+];
 
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -77,7 +131,7 @@ impl Category {
 }
 
 /// One rule.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub struct Rule {
     /// Stable ID, UPPER_SNAKE, subject then predicate.
     pub id: &'static str,
@@ -89,77 +143,237 @@ pub struct Rule {
     pub summary: &'static str,
     /// Why it matters and what to do, in one paragraph.
     pub explain: &'static str,
+    /// What it looks at, and how.
+    pub check: Check,
 }
 
-macro_rules! rules {
-    ($($name:ident = $id:literal, $cat:ident, $sev:ident, $summary:literal, $explain:literal;)*) => {
-        $(
-            #[doc = $summary]
-            pub static $name: Rule = Rule {
-                id: $id,
-                category: Category::$cat,
-                default_severity: Severity::$sev,
-                summary: $summary,
-                explain: $explain,
-            };
-        )*
-        /// Every rule, in category then ID order.
-        pub static ALL: &[&Rule] = &[$(&$name),*];
+impl PartialEq for Rule {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id
+    }
+}
+
+impl Eq for Rule {}
+
+/// A rule's check, by what it looks at.
+#[derive(Debug)]
+pub enum Check {
+    /// The restore prediction of `diff`.
+    Diff(fn(&DiffContext<'_>) -> Vec<Finding>),
+    /// One job graph (`lint`'s inputs, `diff`'s NEW).
+    Graph(fn(&GraphContext<'_>) -> Vec<Finding>),
+    /// The state facts of the savepoints given together.
+    State(fn(&StateContext<'_>) -> Vec<Finding>),
+}
+
+/// What the restore rules see.
+pub struct DiffContext<'a> {
+    /// The prediction.
+    pub diff: &'a Diff,
+    /// The NEW argument.
+    pub input: &'a str,
+}
+
+impl DiffContext<'_> {
+    /// One finding of `rule` per entry `keep` accepts: "new ← state of old: what happens".
+    pub fn entries(&self, rule: &'static Rule, keep: impl Fn(&Entry) -> bool) -> Vec<Finding> {
+        self.diff
+            .entries
+            .iter()
+            .filter(|e| keep(e))
+            .filter_map(|e| {
+                let (old, new) = (e.old.as_ref(), e.new.as_ref());
+                let subject = match (old, new) {
+                    (Some(o), Some(n)) => format!(
+                        "{} ← state of {}",
+                        label(&n.id, n.uid.as_deref(), n.name.as_deref()),
+                        old_label(o)
+                    ),
+                    (Some(o), None) => old_label(o),
+                    (None, Some(n)) => label(&n.id, n.uid.as_deref(), n.name.as_deref()),
+                    (None, None) => return None,
+                };
+                let (id, uid, name) = match (new, old) {
+                    (Some(n), _) => (n.id, n.uid.as_deref(), n.name.as_deref()),
+                    (None, Some(o)) => (o.id, o.uid.as_deref(), o.name.as_deref()),
+                    (None, None) => return None,
+                };
+                Some(
+                    Finding::new(rule, format!("{subject}: {}", e.note), self.input)
+                        .on(id, uid, name)
+                        .at(new.and_then(|n| n.defined_at.as_ref()))
+                        .detail(&e.note),
+                )
+            })
+            .collect()
+    }
+}
+
+/// What is known of which operators of a graph hold state.
+#[derive(Debug, Clone, Default)]
+pub struct Statefulness {
+    /// Bytes of state an operator holds (the graph is a savepoint) or restores (from a diff), by ID.
+    pub bytes: HashMap<OperatorId, i64>,
+    /// Whether an operator absent from `bytes` is known to hold none (the graph is a savepoint); else
+    /// the manifest's `stateful` decides, and where it is null nobody knows.
+    pub complete: bool,
+}
+
+impl Statefulness {
+    /// The states of `state` (a savepoint's operators) that hold bytes, complete. Handles of 0 bytes
+    /// (the placeholders Flink writes for every operator under file merging) hold nothing to misplace.
+    pub fn of_savepoint(state: &[OldOperator]) -> Self {
+        Statefulness {
+            bytes: state
+                .iter()
+                .filter_map(|o| {
+                    o.state
+                        .as_ref()
+                        .filter(|s| !s.empty && s.bytes > 0)
+                        .map(|s| (o.id, s.bytes))
+                })
+                .collect(),
+            complete: true,
+        }
+    }
+}
+
+/// The bytes of state each new operator receives (restored, shifted or unverified), by its ID: what makes
+/// it stateful for the graph rules when NEW is a manifest. As in [`Statefulness::of_savepoint`], handles of
+/// 0 bytes do not count.
+pub fn restored_state(d: &Diff) -> HashMap<OperatorId, i64> {
+    d.entries
+        .iter()
+        .filter_map(|e| {
+            let s = e
+                .old
+                .as_ref()?
+                .state
+                .as_ref()
+                .filter(|s| !s.empty && s.bytes > 0)?;
+            Some((e.new.as_ref()?.id, s.bytes))
+        })
+        .collect()
+}
+
+/// What the graph rules see.
+pub struct GraphContext<'a> {
+    /// The operators.
+    pub ops: &'a [GraphOperator],
+    /// Which of them hold state.
+    pub state: &'a Statefulness,
+    /// The input they come from.
+    pub input: &'a str,
+    /// False for savepoints of formats before 5, which record no uids: a missing uid there means "not
+    /// recorded", not "not set", and the uid rules do not run (the gate says so with RULES_NOT_CHECKED).
+    pub uids_known: bool,
+}
+
+impl GraphContext<'_> {
+    /// The operators whose ID is their position: no uid, no uid hash (none when uids are unknown).
+    pub fn positional(&self) -> impl Iterator<Item = &GraphOperator> {
+        self.ops
+            .iter()
+            .filter(|o| self.uids_known && o.uid.is_none() && o.uid_hash.is_none())
+    }
+
+    /// Whether an operator holds state: known from the savepoint or the diff, else from the manifest.
+    pub fn holds(&self, op: &GraphOperator) -> Option<bool> {
+        if self.state.bytes.contains_key(&op.id) {
+            Some(true)
+        } else if self.state.complete {
+            Some(false)
+        } else {
+            op.stateful
+        }
+    }
+
+    /// Whether an operator is known to hold state.
+    pub fn stateful(&self, op: &GraphOperator) -> bool {
+        self.holds(op) == Some(true)
+    }
+
+    /// "name (uid u)", "uid u", "name" or the ID.
+    pub fn label(&self, op: &GraphOperator) -> String {
+        label(&op.id, op.uid.as_deref(), op.name.as_deref())
+    }
+
+    /// A finding of `rule` on `op`.
+    pub fn finding(&self, rule: &'static Rule, op: &GraphOperator, message: String) -> Finding {
+        Finding::new(rule, message, self.input)
+            .on(op.id, op.uid.as_deref(), op.name.as_deref())
+            .at(op.defined_at.as_ref())
+    }
+}
+
+/// The parts of a fused operator's name (`count a, Filter` → `count a`, `Filter`).
+fn name_parts(op: &GraphOperator) -> Vec<&str> {
+    op.name
+        .as_deref()
+        .map_or_else(Vec::new, |n| n.split(", ").collect())
+}
+
+fn old_label(o: &OldOperator) -> String {
+    label(&o.id, o.uid.as_deref(), o.name.as_deref())
+}
+
+/// What the state rules see: the operators of every savepoint given together, with their input.
+pub struct StateContext<'a> {
+    /// (input, its operators).
+    pub inputs: &'a [(&'a str, &'a [OldOperator])],
+}
+
+impl StateContext<'_> {
+    /// Every operator with state facts: (input, operator, state).
+    pub fn with_state(&self) -> impl Iterator<Item = (&str, &OldOperator, &StateInfo)> {
+        self.inputs.iter().flat_map(|(input, ops)| {
+            ops.iter()
+                .filter_map(move |o| o.state.as_ref().map(|s| (*input, o, s)))
+        })
+    }
+}
+
+/// The restore rules' findings for a prediction of `diff` (`input`: the NEW argument).
+pub fn check_diff(diff: &Diff, input: &str) -> Vec<Finding> {
+    let ctx = DiffContext { diff, input };
+    ALL.iter()
+        .flat_map(|r| match r.check {
+            Check::Diff(check) => check(&ctx),
+            _ => Vec::new(),
+        })
+        .collect()
+}
+
+/// The graph rules' findings for a job graph.
+pub fn check_graph(
+    ops: &[GraphOperator],
+    state: &Statefulness,
+    input: &str,
+    uids_known: bool,
+) -> Vec<Finding> {
+    let ctx = GraphContext {
+        ops,
+        state,
+        input,
+        uids_known,
     };
+    ALL.iter()
+        .flat_map(|r| match r.check {
+            Check::Graph(check) => check(&ctx),
+            _ => Vec::new(),
+        })
+        .collect()
 }
 
-rules! {
-    STATE_SHIFTED = "STATE_SHIFTED", Restore, Error,
-        "State is restored into the operator that wrote it, not into another one with the same ID.",
-        "Flink matches state by operator ID only. Without uids an ID is a hash of the operator's position, so inserting or removing an operator upstream gives a later operator the ID its neighbour had: it restores the neighbour's state (another topic's Kafka offsets, another key space) and Flink reports success. The old and new operator have different uids or names. Set a uid on every stateful operator; to move state deliberately, give the new operator the old uid or use setUidHash.";
-    STATE_ORPHANED = "STATE_ORPHANED", Restore, Error,
-        "Every non-empty state in the savepoint is claimed by an operator of the new job.",
-        "No operator of the new job has the ID this state was written under. Flink fails the restore (\"Cannot map checkpoint/savepoint state for operator ... to the new program\"), or with allowNonRestoredState drops the state silently. If the operator still exists, its uid (or, without uids, its position) changed: restore the old uid, or use setUidHash with the old ID.";
-    MAX_PARALLELISM_MISMATCH = "MAX_PARALLELISM_MISMATCH", Restore, Error,
-        "A restored operator keeps the max parallelism of its state.",
-        "Keyed state is split into max-parallelism key groups. When the new job explicitly configures a different max parallelism for an operator that has an entry in the savepoint (even an empty one), Flink fails the restore (\"Max parallelism mismatch\"); a parallelism above the state's max parallelism fails too. Remove the explicit setting to adopt the savepoint's value, or keep it equal.";
-    MATCH_UNVERIFIED = "MATCH_UNVERIFIED", Restore, Warning,
-        "A match made by position can be checked against the old operator's identity.",
-        "Neither side has a uid, so the match is positional, and the savepoint (format before 5, Flink before 2.0) records no names to compare. The state may well be restored into a different operator. Pass the graph manifest of the job that wrote the savepoint with --old-graph, or set uids.";
-    SOURCE_TOPIC_NOT_IN_NAME = "SOURCE_TOPIC_NOT_IN_NAME", Restore, Info,
-        "A Kafka source's splits read topics its name or uid mentions.",
-        "The savepoint's splits say which topics a source reads. When none of them appears in the operator's name or uid, the state may belong to another source (the classic shift: a loop of sources without uids, one inserted in the middle). A hint, not proof: names need not mention topics.";
-    KAFKA_TRANSACTIONAL_ID_PREFIX_SHARED = "KAFKA_TRANSACTIONAL_ID_PREFIX_SHARED", StateLoss, Error,
-        "Every exactly-once Kafka sink has its own transactional id prefix.",
-        "Two Kafka sink writers (in one savepoint, or in savepoints given together) record the same transactional id prefix. Kafka allows one producer per transactional id: the sinks fence each other, aborting each other's transactions, and the restore of one can abort the other's pending data. Give every KafkaSink its own setTransactionalIdPrefix.";
-    KAFKA_PENDING_TRANSACTIONS = "KAFKA_PENDING_TRANSACTIONS", StateLoss, Warning,
-        "The savepoint holds no Kafka transactions that are precommitted but not committed.",
-        "A Kafka sink's writer or committer state lists transactions that were precommitted and not yet committed when the snapshot was taken. On restore Flink commits them (or, if they timed out in the broker, they are lost); a restore from an older savepoint can also abort newer ones. Restore promptly, within the broker's transaction.max.timeout.ms, and from the newest savepoint.";
-    SOURCE_STARTS_EMPTY = "SOURCE_STARTS_EMPTY", StateLoss, Warning,
-        "Every source of the new job resumes from restored splits or offsets.",
-        "A source that claims no state starts from its configured starting position (earliest, latest, committed offsets or a timestamp): it re-reads or skips data. Expected for a source added on purpose; a surprise when the source existed before under another ID.";
-    STATE_DROPPED_EMPTY = "STATE_DROPPED_EMPTY", StateLoss, Info,
-        "Operators removed from the job had no state.",
-        "The savepoint has an entry for an operator the new job does not have, but it holds no state. Flink skips it (\"Skipping empty savepoint state\") even without allowNonRestoredState.";
-    STATEFUL_OPERATOR_WITHOUT_UID = "STATEFUL_OPERATOR_WITHOUT_UID", Hygiene, Error,
-        "Every operator with state has a uid.",
-        "Without a uid the operator's ID, and so where its state goes on the next deploy, depends on its position in the graph. Set .uid(\"...\") on it: to keep its current state, use setUidHash with its current ID once, or a uid whose hash is what the savepoint holds (`sp-inspect hash`).";
-    OPERATOR_WITHOUT_UID = "OPERATOR_WITHOUT_UID", Hygiene, Info,
-        "Every operator has a uid.",
-        "Stateless operators without uid carry no state themselves, but they count in the positional IDs of the operators after them; uids everywhere make the graph's IDs independent of its shape.";
-    UID_DUPLICATE = "UID_DUPLICATE", Hygiene, Error,
-        "Uids are unique within a job.",
-        "Two operators with the same uid get the same ID; Flink refuses the job (\"Hash collision on user-specified ID\").";
-    UID_HASH_COLLISION = "UID_HASH_COLLISION", Hygiene, Error,
-        "Operator IDs are unique within a job.",
-        "Two operators have the same ID although their uids differ (or one uid's hash equals another operator's positional ID or user hash); Flink refuses the job or restores one's state into the other.";
-    PYFLINK_HIDDEN_OPERATOR = "PYFLINK_HIDDEN_OPERATOR", Hygiene, Warning,
-        "The operators PyFlink inserts on its own are known and identified.",
-        "PyFlink adds operators the job never wrote: key_by adds _stream_key_by_map_operator, keyed streams add _keyed_stream_values_operator, partition_custom adds _partition_custom_map_operator, get_side_output adds an identity \"Map\". They cannot be given a uid of their own (a .uid() on the returned stream lands on the hidden operator), and they shift the positional IDs of everything after them.";
-    PYFLINK_FUSED_UID_DROPPED = "PYFLINK_FUSED_UID_DROPPED", Hygiene, Warning,
-        "A .uid() set in a PyFlink job is the uid its operator runs with.",
-        "PyFlink fuses consecutive Python operators into one (\"count odd, Filter\") that keeps only the first operator's uid: a .uid() set on a later part is silently dropped, and a state written by that part is stored under the first part's ID. Set the uid on the first operator of the chain, or disable python.operator-chaining.enabled.";
-    RULES_NOT_CHECKED = "RULES_NOT_CHECKED", Coverage, Warning,
-        "Every rule could run on every input.",
-        "An input lacked what a rule needs, so the rule did not run on it and its silence proves nothing: savepoints before Flink 2.0 (formats 2-4) record no operator names or uids, so the uid rules cannot tell a missing uid from an unrecorded one; state files that are absent or outside the snapshot directory hide splits and transactions from the Kafka rules; a graph manifest that does not say which operators hold state hides stateful operators without uid. The finding names the rules and what to pass to run them: the job's graph manifest (--graph, --old-graph, --new-graph), the state files (or --allow-absolute-paths), a manifest written by the current graph helper.";
-    SINK_WITHOUT_UID = "SINK_WITHOUT_UID", Hygiene, Error,
-        "Sink V2 writers and committers have uids.",
-        "A Sink V2 (sinkTo) becomes a Writer and a Committer (and maybe a Global Committer); they hold pending transactions and committables. Without a uid on the sink they get positional IDs and a redeploy can drop or misplace pending commits. Set .uid(...) on sinkTo's result: the writer gets that uid and the committer \"Sink Committer: <uid>\".";
+/// The state rules' findings for the savepoints given together: (input, operators).
+pub fn check_state(inputs: &[(&str, &[OldOperator])]) -> Vec<Finding> {
+    let ctx = StateContext { inputs };
+    ALL.iter()
+        .flat_map(|r| match r.check {
+            Check::State(check) => check(&ctx),
+            _ => Vec::new(),
+        })
+        .collect()
 }
 
 /// `n thing` or `n things`.
@@ -251,6 +465,83 @@ pub fn sort_findings(f: &mut Vec<Finding>) {
             .then(a.message.cmp(&b.message))
     });
     f.dedup();
+}
+
+/// Inputs for the rules' own tests.
+#[cfg(test)]
+mod testing {
+    pub use super::*;
+    use crate::diff::{diff, RestoreOptions};
+    use crate::hash::operator_id;
+
+    /// An old operator with 10 bytes of state, its ID the hash of `id_of`.
+    pub fn old_op(id_of: &str, name: &str) -> OldOperator {
+        OldOperator {
+            id: operator_id(id_of),
+            name: Some(name.into()),
+            max_parallelism: Some(128),
+            state: Some(StateInfo {
+                bytes: 10,
+                ..StateInfo::default()
+            }),
+            ..OldOperator::default()
+        }
+    }
+
+    /// A new operator, its ID the hash of `id_of`.
+    pub fn new_op(id_of: &str, name: &str) -> GraphOperator {
+        GraphOperator {
+            id: operator_id(id_of),
+            name: Some(name.into()),
+            ..GraphOperator::default()
+        }
+    }
+
+    /// A graph operator without uid, statefulness unknown.
+    pub fn graph_op(id_of: &str, name: &str) -> GraphOperator {
+        new_op(id_of, name)
+    }
+
+    /// The prediction of (id, name) old states into (id, name) new operators.
+    pub fn diff_of(old: &[(&str, &str)], new: &[(&str, &str)]) -> Diff {
+        let old: Vec<_> = old.iter().map(|(i, n)| old_op(i, n)).collect();
+        let new: Vec<_> = new.iter().map(|(i, n)| new_op(i, n)).collect();
+        diff(&old, &new, RestoreOptions::default())
+    }
+
+    /// The rules the restore rules find on `d`, except the infos about removed empty state.
+    pub fn ids(d: &Diff) -> Vec<&'static str> {
+        check_diff(d, "new").iter().map(|f| f.rule.id).collect()
+    }
+
+    /// The rules the graph rules find; `complete`: statefulness is that of a savepoint with no state.
+    pub fn graph_ids(ops: &[GraphOperator], complete: bool) -> Vec<&'static str> {
+        let state = Statefulness {
+            bytes: HashMap::new(),
+            complete,
+        };
+        check_graph(ops, &state, "g", true)
+            .iter()
+            .map(|f| f.rule.id)
+            .collect()
+    }
+
+    /// An old operator (its uid and name `name`) with these state facts.
+    pub fn with_state(name: &str, info: StateInfo) -> OldOperator {
+        OldOperator {
+            uid: Some(name.into()),
+            state: Some(StateInfo { bytes: 100, ..info }),
+            ..old_op(name, name)
+        }
+    }
+
+    /// The rules the state rules find on one savepoint's operators.
+    pub fn state_ids(ops: &[OldOperator]) -> Vec<&'static str> {
+        check_state(&[("sp", ops)])
+            .iter()
+            .map(|f| f.rule.id)
+            .collect()
+    }
 }
 
 #[cfg(test)]
