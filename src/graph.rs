@@ -67,7 +67,6 @@ pub struct ManifestError {
     pub message: String,
 }
 
-
 fn err(at: impl Into<String>, message: impl Into<String>) -> ManifestError {
     ManifestError {
         at: at.into(),

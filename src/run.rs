@@ -296,14 +296,13 @@ fn show(
             // Rendered while decoding, one operator at a time, into memory: nothing reaches the
             // output unless the whole file decoded.
             let mut text = Vec::new();
-            let report = report::show::write_json_streaming(file, opts, &mut text).map_err(
-                |e| match e {
+            let report =
+                report::show::write_json_streaming(file, opts, &mut text).map_err(|e| match e {
                     report::show::ShowJsonError::Decode { path, error } => {
                         RunError::Decode { path, error }
                     }
                     report::show::ShowJsonError::Output(e) => RunError::Output(e.into()),
-                },
-            )?;
+                })?;
             text.push(b'\n');
             out.write_all(&text)?;
             report

@@ -28,7 +28,10 @@ fn parts(readme: &str) -> Vec<Part> {
             }
             block.push(l);
         }
-        if block.first().is_some_and(|l| l.starts_with("$ sp-inspect ")) {
+        if block
+            .first()
+            .is_some_and(|l| l.starts_with("$ sp-inspect "))
+        {
             let n = block
                 .iter()
                 .position(|l| !l.trim_end().ends_with('\\'))

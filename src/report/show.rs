@@ -372,11 +372,18 @@ impl serde::Serialize for Operators<'_> {
         use serde::ser::{Error, SerializeSeq};
         let mut seq = serializer.serialize_seq(None)?;
         let mut failed = None;
-        let report = crate::show::stream(self.file, self.opts, |_| {}, |row| {
-            if failed.is_none() {
-                failed = seq.serialize_element(&operator_json(&row, self.opts.subtasks)).err();
-            }
-        });
+        let report = crate::show::stream(
+            self.file,
+            self.opts,
+            |_| {},
+            |row| {
+                if failed.is_none() {
+                    failed = seq
+                        .serialize_element(&operator_json(&row, self.opts.subtasks))
+                        .err();
+                }
+            },
+        );
         if let Some(e) = failed {
             return Err(e);
         }
