@@ -1,6 +1,6 @@
 //! Runs a parsed command line: the glue between flags, library and renderers.
 
-use crate::cli::{Cli, Command, Format, GateArgs, GateFormat, RulesFormat};
+use crate::cli::{Cli, Command, Format, GateArgs, RulesFormat};
 use crate::config::{Config, FailOn};
 use crate::diff::RestoreOptions;
 use crate::gate::{run_diff, run_lint, DiffInputs, GateReport};
@@ -447,22 +447,15 @@ fn render_gate(
         }
         _ => stdout,
     };
-    match args.format {
-        GateFormat::Table => report::gate::write_table(
-            r,
-            report::gate::Layout {
-                all: args.all,
-                width: report::gate::Layout::width(),
-            },
-            out,
-        )?,
-        GateFormat::Dot => report::gate::write_dot(r, out)?,
-        GateFormat::Markdown => report::gate::write_markdown(r, out)?,
-        GateFormat::Github => report::gate::write_github(r, out)?,
-        GateFormat::Junit => report::gate::write_junit(r, out)?,
-        GateFormat::Json => write_json(&report::gate::to_json(r), out)?,
-        GateFormat::Sarif => write_json(&report::gate::to_sarif(r), out)?,
-    }
+    report::gate::render(
+        r,
+        args.format,
+        report::gate::Layout {
+            all: args.all,
+            width: report::gate::Layout::width(),
+        },
+        out,
+    )?;
     out.flush()?;
     Ok(if r.failed() {
         Outcome::Findings

@@ -21,6 +21,29 @@ use crate::diff::{label, Entry, Verdict};
 use crate::gate::GateReport;
 use crate::rules::Severity;
 
+/// Writes `r` in `format`: every renderer has this shape; none decides the exit code.
+pub fn render(
+    r: &GateReport,
+    format: crate::cli::GateFormat,
+    layout: Layout,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    use crate::cli::GateFormat;
+    let json = |doc: serde_json::Value, out: &mut dyn std::io::Write| {
+        serde_json::to_writer_pretty(&mut *out, &doc)?;
+        writeln!(out)
+    };
+    match format {
+        GateFormat::Table => write_table(r, layout, out),
+        GateFormat::Markdown => write_markdown(r, out),
+        GateFormat::Github => write_github(r, out),
+        GateFormat::Junit => write_junit(r, out),
+        GateFormat::Dot => write_dot(r, out),
+        GateFormat::Json => json(to_json(r), out),
+        GateFormat::Sarif => json(to_sarif(r), out),
+    }
+}
+
 /// How a report is laid out.
 #[derive(Debug, Clone, Copy)]
 pub struct Layout {
