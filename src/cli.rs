@@ -207,6 +207,52 @@ pub enum Command {
         #[arg(long)]
         allow_missing_state: bool,
     },
+    /// Write a savepoint whose operator IDs are the new job's, so that it restores without setUidHash
+    ///
+    /// Each old state with content goes to the new operator meant for it: a line of --map, else the same
+    /// uid, else a name unique on both sides; what cannot be told stops the remap with a list to map.
+    /// DIR gets a new _metadata in OLD's format; state files stay in OLD (their paths become absolute)
+    /// unless --copy. OLD is never written.
+    #[command(after_help = EXIT_CODES)]
+    Remap {
+        /// The savepoint (directory or `_metadata`).
+        #[arg(value_parser = path_arg)]
+        old: PathBuf,
+        /// The new job's graph manifest (or uid list).
+        #[arg(value_parser = path_arg)]
+        new: PathBuf,
+        /// The new savepoint directory (new, or empty).
+        #[arg(long, short, value_name = "DIR", value_parser = path_arg, required_unless_present = "dry_run")]
+        output: Option<PathBuf>,
+        /// Pairs that cannot be told: a line `OLD = NEW` each (old ID or name; new ID, uid or name).
+        #[arg(long, value_name = "FILE", value_parser = path_arg)]
+        map: Option<PathBuf>,
+        /// The graph manifest of the job that wrote OLD: names its operators (formats before 5 store none).
+        #[arg(long, value_name = "FILE", value_parser = path_arg)]
+        old_graph: Option<PathBuf>,
+        /// Print the mapping and write nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Copy the relative state files into DIR instead of pointing at them in OLD.
+        #[arg(long)]
+        copy: bool,
+    },
+    /// Write a snapshot whose absolute state paths under one prefix are moved under another
+    #[command(after_help = EXIT_CODES)]
+    Relocate {
+        /// The savepoint or checkpoint (directory or `_metadata`).
+        #[arg(value_parser = path_arg)]
+        old: PathBuf,
+        /// The prefix the paths have now (e.g. `file:/old/checkpoints/`, `s3://old-bucket/`).
+        #[arg(long, value_name = "PREFIX")]
+        from: String,
+        /// The prefix they get.
+        #[arg(long, value_name = "PREFIX")]
+        to: String,
+        /// The new directory (new, or empty).
+        #[arg(long, short, value_name = "DIR", value_parser = path_arg)]
+        output: PathBuf,
+    },
     /// Print Flink's operator ID for each uid.
     #[command(after_help = EXIT_CODES)]
     Hash {

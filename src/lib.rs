@@ -13,6 +13,7 @@ pub mod input;
 pub mod job;
 pub mod metadata;
 pub mod model;
+pub mod remap;
 pub mod report;
 pub mod rules;
 pub mod run;

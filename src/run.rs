@@ -208,6 +208,42 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<Outcome
             out,
             err,
         )?,
+        Command::Remap {
+            old,
+            new,
+            output,
+            map,
+            old_graph,
+            dry_run,
+            copy,
+        } => remap(
+            &old,
+            &new,
+            output.as_deref(),
+            map.as_deref(),
+            old_graph.as_deref(),
+            dry_run,
+            copy,
+            out,
+        )?,
+        Command::Relocate {
+            old,
+            from,
+            to,
+            output,
+        } => {
+            let file = MetadataFile::open_snapshot(&old)?;
+            let (path, n) =
+                crate::remap::write_relocated(&file, &from, &to, &output).map_err(remap_error)?;
+            writeln!(
+                out,
+                "wrote {} ({} moved from {from} to {to}); {} is unchanged",
+                path.display(),
+                crate::rules::plural(n, "state path", "state paths"),
+                file.path.display()
+            )?;
+            Outcome::Clean
+        }
         Command::Rules { id, format } => {
             let wanted = id.as_deref().map(str::to_uppercase);
             let category = crate::rules::ALL
@@ -394,6 +430,98 @@ fn state(
         )?;
         return Ok(Outcome::Incomplete);
     }
+    Ok(Outcome::Clean)
+}
+
+fn remap_error(e: crate::remap::RemapError) -> RunError {
+    use crate::remap::RemapError;
+    match e {
+        RemapError::Io(e) => RunError::Input(e),
+        RemapError::Decode { path, error } => RunError::Decode { path, error },
+        other => RunError::Usage(other.to_string()),
+    }
+}
+
+#[allow(clippy::too_many_arguments)] // one per flag of the command
+fn remap(
+    old: &Path,
+    new: &Path,
+    output: Option<&Path>,
+    map: Option<&Path>,
+    old_graph: Option<&Path>,
+    dry_run: bool,
+    copy: bool,
+    out: &mut dyn Write,
+) -> Result<Outcome, RunError> {
+    use crate::remap::{parse_map, plan, write_remapped, Files};
+    let file = MetadataFile::open_snapshot(old)?;
+    let decode = DecodeOptions::default();
+    let mut old_ops = JobInput::load(old, decode, false)?.as_old();
+    if let Some(g) = old_graph {
+        match JobInput::load(g, decode, false)? {
+            JobInput::Manifest(ops) => crate::job::name_old_from_graph(&mut old_ops, &ops),
+            other => {
+                return Err(RunError::Usage(format!(
+                    "--old-graph {}: is a {}; expected a graph manifest",
+                    g.display(),
+                    other.kind()
+                )))
+            }
+        }
+    }
+    let new_ops = match JobInput::load(new, decode, false)? {
+        JobInput::Savepoint(_) => {
+            return Err(RunError::Usage(format!(
+                "NEW {}: is a savepoint; remap takes the new job's graph manifest",
+                new.display()
+            )))
+        }
+        graph => graph.as_new(),
+    };
+    let map = match map {
+        Some(m) => {
+            parse_map(&read_text(m, "a remap file (OLD = NEW lines)")?).map_err(remap_error)?
+        }
+        None => Vec::new(),
+    };
+    let plan = plan(&old_ops, &new_ops, &map).map_err(remap_error)?;
+    for a in &plan.assignments {
+        writeln!(
+            out,
+            "{} → {} {} (by {})",
+            crate::diff::label(&a.old.id, a.old.uid.as_deref(), a.old.name.as_deref()),
+            a.new.id,
+            crate::diff::label(&a.new.id, a.new.uid.as_deref(), a.new.name.as_deref()),
+            a.how.name()
+        )?;
+    }
+    if !plan.dropped_empty.is_empty() {
+        writeln!(
+            out,
+            "left out: {} that no new operator is meant for (Flink skips them anyway)",
+            crate::rules::plural(plan.dropped_empty.len(), "empty entry", "empty entries")
+        )?;
+    }
+    if dry_run {
+        return Ok(Outcome::Clean);
+    }
+    let Some(dir) = output else {
+        return Err(RunError::Usage(
+            "--output DIR is required without --dry-run".into(),
+        ));
+    };
+    let files = if copy { Files::Copied } else { Files::Shared };
+    let path = write_remapped(&file, &plan, dir, files).map_err(remap_error)?;
+    writeln!(
+        out,
+        "wrote {} ({}, format {}); {} is unchanged",
+        path.display(),
+        crate::rules::plural(plan.assignments.len(), "operator state", "operator states"),
+        crate::metadata::Decoder::new(file.bytes(), decode)
+            .map(|d| d.header().version)
+            .unwrap_or_default(),
+        file.path.display()
+    )?;
     Ok(Outcome::Clean)
 }
 

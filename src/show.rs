@@ -161,6 +161,8 @@ pub struct ShowReport {
     pub warnings: Vec<String>,
     /// How many operators got their uid from `ShowOptions::uids`.
     pub uids_matched: usize,
+    /// The state handles with absolute paths (what `relocate` moves).
+    pub absolute_paths: crate::remap::AbsolutePaths,
 }
 
 impl ShowReport {
@@ -225,8 +227,10 @@ pub fn stream(
     const RELEASE_EVERY: u64 = 16 << 20;
     let mut released = 0;
     let mut uids_matched = 0;
+    let mut absolute_paths = crate::remap::AbsolutePaths::default();
     while let Some(op) = d.next() {
-        let op = op?;
+        let mut op = op?;
+        absolute_paths.add(&mut op);
         if d.offset() - released >= RELEASE_EVERY {
             released = d.offset();
             file.release_before(released);
@@ -280,6 +284,7 @@ pub fn stream(
         tail,
         warnings: warnings.finish(),
         uids_matched,
+        absolute_paths,
     })
 }
 

@@ -109,6 +109,17 @@ pub fn write_table(r: &ShowReport, out: &mut dyn Write) -> io::Result<()> {
             .collect();
         writeln!(out, "master states: {}", names.join(", "))?;
     }
+    match (r.absolute_paths.count, r.absolute_paths.under()) {
+        (0, _) => writeln!(
+            out,
+            "state paths:   none absolute (inline, or relative to the snapshot directory)"
+        )?,
+        (n, Some(dir)) => writeln!(
+            out,
+            "state paths:   {n} absolute, under {dir} (sp-inspect relocate moves them)"
+        )?,
+        (n, None) => writeln!(out, "state paths:   {n} absolute, under several roots")?,
+    }
     writeln!(
         out,
         "operators:     {} ({} with state), {} of state in total",
@@ -339,6 +350,10 @@ pub fn json_tail(r: &ShowReport) -> Value {
             "type_name": p.type_name,
             "savepoint_format": p.savepoint_format,
         })),
+        "absolute_state_paths": {
+            "count": r.absolute_paths.count,
+            "under": r.absolute_paths.under(),
+        },
         "warnings": r.warnings,
     })
 }
