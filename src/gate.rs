@@ -38,6 +38,9 @@ pub struct GateReport {
     pub fixes: Vec<Fix>,
     /// `diff`: the prediction with the fixes applied (on the IDs they set), when there are fixes.
     pub with_fixes: Option<Diff>,
+    /// `diff` of a savepoint whose state would shift or be lost: the other way out, `sp-inspect remap
+    /// OLD NEW`, as its plan (or why it cannot pair every state).
+    pub remap: Option<Result<crate::remap::Plan, String>>,
     /// The threshold.
     pub fail_on: FailOn,
 }
@@ -229,6 +232,14 @@ pub fn run_diff(
     let fixes = fix::propose(&d, &old, &new);
     link_fixes(&mut findings, &fixes);
     let with_fixes = (!fixes.is_empty()).then(|| fix::with_fixes(&old, &new, &fixes, restore));
+    let misplaced = d.entries.iter().any(|e| {
+        matches!(
+            e.status,
+            crate::diff::Status::Shifted | crate::diff::Status::Orphaned
+        )
+    });
+    let remap = (misplaced && old_input.is_savepoint())
+        .then(|| crate::remap::plan(&old, &new, &[]).map_err(|e| e.to_string()));
     Ok(GateReport {
         command: "diff",
         inputs: infos,
@@ -237,6 +248,7 @@ pub fn run_diff(
         findings,
         fixes,
         with_fixes,
+        remap,
         fail_on,
     })
 }
@@ -323,6 +335,7 @@ pub fn run_lint(
         findings,
         fixes: Vec::new(),
         with_fixes: None,
+        remap: None,
         fail_on,
     })
 }

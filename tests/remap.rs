@@ -317,3 +317,46 @@ fn relocate_moves_absolute_paths_under_a_new_prefix() {
         v["operators"].as_array().map(Vec::len)
     );
 }
+
+#[test]
+fn the_remap_diff_offers_is_the_mapping_remap_makes() {
+    let old = fx("redeploy-flink2.3/v1-nouid/snapshot");
+    let new = fx("redeploy-flink2.3/cases/insert-key-uids/new-graph.json");
+    let o = sp(&["diff", p(&old), p(&new), "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let mut offered: Vec<(String, String)> = v["remap"]["pairs"]
+        .as_array()
+        .expect("pairs")
+        .iter()
+        .map(|p| {
+            (
+                p["new_id"].as_str().expect("id").to_string(),
+                p["by"].as_str().expect("by").to_string(),
+            )
+        })
+        .collect();
+    let text = ok(&sp(&["remap", p(&old), p(&new), "--dry-run"]));
+    let mut made: Vec<(String, String)> = text
+        .lines()
+        .filter_map(|l| {
+            let (_, rest) = l.split_once(" → ")?;
+            let id = rest.split_whitespace().next()?.to_string();
+            let by = rest
+                .rsplit_once("(by ")?
+                .1
+                .trim_end_matches(')')
+                .to_string();
+            Some((id, by))
+        })
+        .collect();
+    offered.sort();
+    made.sort();
+    assert_eq!(offered.len(), 6);
+    assert_eq!(offered, made);
+    // The table says how.
+    let table = String::from_utf8_lossy(&sp(&["diff", p(&old), p(&new)]).stdout).into_owned();
+    assert!(
+        table.contains("sp-inspect remap") && table.contains("6 states paired"),
+        "{table}"
+    );
+}

@@ -54,6 +54,17 @@ pub fn to_json(r: &GateReport) -> Value {
             }
             json!({"verdict": after.verdict.name(), "statuses": counts})
         });
+        doc["remap"] = match &r.remap {
+            None => Value::Null,
+            Some(Ok(plan)) => json!({
+                "pairs": plan.assignments.iter().map(|a| json!({
+                    "old_id": a.old.id.to_string(),
+                    "new_id": a.new.id.to_string(),
+                    "by": a.how.name(),
+                })).collect::<Vec<_>>(),
+            }),
+            Some(Err(why)) => json!({"error": why}),
+        };
         doc["allow_non_restored_state"] = json!(r.allow_non_restored_state);
         doc["verdict"] = json!(d.verdict.name());
         doc["reasons"] = json!(d.reasons);

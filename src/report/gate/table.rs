@@ -32,6 +32,15 @@ pub fn write_table(r: &GateReport, layout: Layout, out: &mut dyn Write) -> io::R
     }
     write_problems(r, w, out)?;
     write_fixes(r, w, out)?;
+    if let Some(Ok(plan)) = &r.remap {
+        let old = r.inputs.first().map_or("OLD", |i| i.path.as_str());
+        let new = r.inputs.get(1).map_or("NEW", |i| i.path.as_str());
+        let line = format!(
+            "or repair the savepoint instead: sp-inspect remap {old} {new} --output DIR writes one this job restores as it is ({} paired; --dry-run lists them)",
+            crate::rules::plural(plan.assignments.len(), "state", "states")
+        );
+        writeln!(out, "\n{}", wrap(&line, w, "", "  "))?;
+    }
     if let Some(d) = &r.diff {
         let rest = format!(
             "operators: {}{}",
