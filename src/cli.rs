@@ -253,6 +253,20 @@ pub enum Command {
         #[arg(long, short, value_name = "DIR", value_parser = path_arg)]
         output: PathBuf,
     },
+    /// After the deploy: did Flink do what diff predicted? (exit 0: yes, 1: no)
+    ///
+    /// Reads Flink's own log lines (JobManager logs: Skipping savepoint state for operator …, Cannot map
+    /// checkpoint/savepoint state …, Max parallelism mismatch …) and compares them with a prediction
+    /// written by `sp-inspect diff --format json`. A log that shows no restore is an input error.
+    #[command(after_help = EXIT_CODES)]
+    Verify {
+        /// The prediction: `sp-inspect diff --format json` output (sp-inspect/diff-v1).
+        #[arg(value_parser = path_arg)]
+        prediction: PathBuf,
+        /// Flink's logs (`-` for standard input).
+        #[arg(required = true)]
+        logs: Vec<PathBuf>,
+    },
     /// Print Flink's operator ID for each uid.
     #[command(after_help = EXIT_CODES)]
     Hash {

@@ -22,3 +22,4 @@ pub mod sniff;
 pub mod state;
 pub mod stats;
 pub mod synth;
+pub mod verify;

@@ -244,6 +244,7 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<Outcome
             )?;
             Outcome::Clean
         }
+        Command::Verify { prediction, logs } => verify(&prediction, &logs, out)?,
         Command::Rules { id, format } => {
             let wanted = id.as_deref().map(str::to_uppercase);
             let category = crate::rules::ALL
@@ -431,6 +432,72 @@ fn state(
         return Ok(Outcome::Incomplete);
     }
     Ok(Outcome::Clean)
+}
+
+fn verify(prediction: &Path, logs: &[PathBuf], out: &mut dyn Write) -> Result<Outcome, RunError> {
+    use crate::verify::{compare, Observed, Predicted};
+    use std::io::BufRead;
+    let text = read_text(
+        prediction,
+        "a diff-v1 prediction (sp-inspect diff --format json)",
+    )?;
+    let doc: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        InputError::new(
+            prediction,
+            format!(
+                "not valid JSON at line {} column {}: {e}",
+                e.line(),
+                e.column()
+            ),
+        )
+    })?;
+    let predicted = Predicted::from_json(&doc).map_err(|e| InputError::new(prediction, e))?;
+    let mut observed = Observed::default();
+    for log in logs {
+        let reader: Box<dyn BufRead> = if log.as_os_str() == "-" {
+            Box::new(io::BufReader::new(io::stdin()))
+        } else {
+            Box::new(io::BufReader::new(crate::input::open_regular(log)?))
+        };
+        let mut reader = reader;
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            let n = reader
+                .read_until(b'\n', &mut line)
+                .map_err(|e| InputError::new(log, e.to_string()))?;
+            if n == 0 {
+                break;
+            }
+            observed.read(&String::from_utf8_lossy(&line));
+        }
+    }
+    if !observed.says_anything() {
+        return Err(RunError::Usage(format!(
+            "{}: no restore in the logs (no \"Starting job ... from savepoint\", no skipped or unmapped state): nothing to verify",
+            logs.iter().map(|l| l.display().to_string()).collect::<Vec<_>>().join(", ")
+        )));
+    }
+    let differences = compare(&predicted, &observed);
+    if differences.is_empty() {
+        writeln!(
+            out,
+            "matched: Flink did what was predicted ({}; {} skipped, {} unmapped)",
+            predicted.verdict,
+            observed.skipped.len() + observed.skipped_empty.len(),
+            observed.cannot_map.len() + observed.max_parallelism.len()
+        )?;
+        return Ok(Outcome::Clean);
+    }
+    writeln!(
+        out,
+        "differs: Flink did not do what was predicted ({}):",
+        predicted.verdict
+    )?;
+    for d in &differences {
+        writeln!(out, "  - {d}")?;
+    }
+    Ok(Outcome::Findings)
 }
 
 fn remap_error(e: crate::remap::RemapError) -> RunError {
