@@ -25,6 +25,10 @@ fn path_arg(s: &str) -> Result<PathBuf, String> {
 #[derive(Debug, Parser)]
 #[command(name = "sp-inspect", version, about, after_help = EXIT_CODES)]
 pub struct Cli {
+    /// Take the newest completed snapshot under the directory given (a job's checkpoint directory, a
+    /// savepoint directory): the highest checkpoint ID, as Flink's latest checkpoint.
+    #[arg(long, global = true)]
+    pub latest: bool,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -267,6 +271,23 @@ pub enum Command {
         #[arg(required = true)]
         logs: Vec<PathBuf>,
     },
+    /// List the snapshots under a directory: checkpoint ID, kind, when written, size, format
+    #[command(after_help = EXIT_CODES)]
+    Ls {
+        /// A job's checkpoint directory, a directory of savepoints, or one above them.
+        #[arg(value_parser = path_arg)]
+        dir: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Table)]
+        format: Format,
+    },
+    /// Print shell completions (bash, zsh, fish, elvish, powershell) to stdout.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) to stdout.
+    Man,
     /// Print Flink's operator ID for each uid.
     #[command(after_help = EXIT_CODES)]
     Hash {

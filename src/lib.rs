@@ -5,6 +5,7 @@
 pub mod cli;
 pub mod config;
 pub mod diff;
+pub mod discover;
 pub mod fix;
 pub mod gate;
 pub mod graph;

@@ -71,7 +71,10 @@ fn decode_error(file: &MetadataFile) -> impl FnOnce(crate::metadata::DecodeError
 }
 
 /// Runs `cli`, writing results to `out` and warnings to `err`.
-pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<Outcome, RunError> {
+pub fn run(mut cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<Outcome, RunError> {
+    if cli.latest {
+        take_latest(&mut cli.command)?;
+    }
     let outcome = match cli.command {
         Command::Show {
             path,
@@ -245,6 +248,23 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> Result<Outcome
             Outcome::Clean
         }
         Command::Verify { prediction, logs } => verify(&prediction, &logs, out)?,
+        Command::Ls { dir, format } => {
+            let found = crate::discover::snapshots(&dir)?;
+            match format {
+                Format::Table => report::discover::write_table(&found, out)?,
+                Format::Json => write_json(&report::discover::to_json(&found), out)?,
+            }
+            Outcome::Clean
+        }
+        Command::Completions { shell } => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut cmd, "sp-inspect", out);
+            Outcome::Clean
+        }
+        Command::Man => {
+            clap_mangen::Man::new(<Cli as clap::CommandFactory>::command()).render(out)?;
+            Outcome::Clean
+        }
         Command::Rules { id, format } => {
             let wanted = id.as_deref().map(str::to_uppercase);
             let category = crate::rules::ALL
@@ -498,6 +518,26 @@ fn verify(prediction: &Path, logs: &[PathBuf], out: &mut dyn Write) -> Result<Ou
         writeln!(out, "  - {d}")?;
     }
     Ok(Outcome::Findings)
+}
+
+/// `--latest`: every snapshot argument that is a directory becomes the newest completed snapshot under it.
+fn take_latest(command: &mut Command) -> Result<(), RunError> {
+    let newest = |p: &mut PathBuf| -> Result<(), RunError> {
+        if p.is_dir() {
+            *p = crate::discover::latest(p)?.dir;
+        }
+        Ok(())
+    };
+    match command {
+        Command::Show { path, .. } | Command::State { path, .. } => newest(path),
+        Command::Diff { old, .. } | Command::Remap { old, .. } | Command::Relocate { old, .. } => {
+            newest(old)
+        }
+        Command::Lint { inputs, .. } => inputs.iter_mut().try_for_each(newest),
+        _ => Err(RunError::Usage(
+            "--latest does nothing here: it picks the newest snapshot for show, state, diff (OLD), lint, remap and relocate".into(),
+        )),
+    }
 }
 
 fn remap_error(e: crate::remap::RemapError) -> RunError {

@@ -250,3 +250,65 @@ fn small_conveniences_of_the_command_line() {
     );
     assert!(text.contains(": 1 element\n"), "{text}");
 }
+
+#[test]
+fn ls_lists_completed_snapshots_and_latest_takes_the_highest_checkpoint_id() {
+    let job = std::env::temp_dir().join(format!("sp-inspect-job-{}", std::process::id()));
+    std::fs::remove_dir_all(&job).ok();
+    // Real checkpoints of IDs 4, 13 and 5; chk-99 in progress (no _metadata), chk-50 failed (empty).
+    for (dir, fixture) in [
+        ("chk-4", "v6-flink2.3-rocksdb-incremental-checkpoint"),
+        ("chk-13", "v6-flink2.3-hashmap-unaligned-checkpoint"),
+        ("chk-5", "v6-flink2.3-hashmap-changelog-checkpoint"),
+    ] {
+        std::fs::create_dir_all(job.join(dir)).expect("mkdir");
+        std::fs::copy(
+            root().join(fixture).join("snapshot/_metadata"),
+            job.join(dir).join("_metadata"),
+        )
+        .expect("copy");
+    }
+    std::fs::create_dir_all(job.join("chk-99")).expect("mkdir");
+    std::fs::create_dir_all(job.join("chk-50")).expect("mkdir");
+    std::fs::write(job.join("chk-50/_metadata"), b"").expect("write");
+    let v = json_of(&sp(&[
+        "ls",
+        job.to_str().expect("path"),
+        "--format",
+        "json",
+    ]));
+    let ids: Vec<i64> = v["snapshots"]
+        .as_array()
+        .expect("snapshots")
+        .iter()
+        .map(|s| s["checkpoint_id"].as_i64().expect("id"))
+        .collect();
+    assert_eq!(ids, [4, 5, 13]);
+    assert!(v["latest"].as_str().expect("latest").ends_with("chk-13"));
+    let out = sp(&[
+        "show",
+        "--latest",
+        "--format",
+        "json",
+        job.to_str().expect("path"),
+    ]);
+    assert_eq!(json_of(&out)["checkpoint_id"], 13);
+    let out = sp(&["hash", "--latest", "x"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--latest does nothing here"));
+    std::fs::remove_dir_all(&job).ok();
+}
+
+#[test]
+fn completions_and_a_man_page() {
+    let out = sp(&["completions", "bash"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("sp-inspect"));
+    let out = sp(&["man"]);
+    let page = String::from_utf8_lossy(&out.stdout);
+    assert!(page.starts_with(".ie") || page.contains(".TH"), "{page}");
+    assert!(
+        page.contains("remap") && page.contains("verify"),
+        "subcommands listed"
+    );
+}

@@ -1,5 +1,6 @@
 //! Rendering of command results. Renderers write to a `dyn Write` and never decide exit codes.
 
+pub mod discover;
 pub mod gate;
 pub mod handles;
 pub mod hash;
