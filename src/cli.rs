@@ -55,6 +55,8 @@ pub enum GateFormat {
     Junit,
     /// Graphviz: where state goes, old operators → new operators.
     Dot,
+    /// GitLab code quality (Code Climate JSON): the `codequality` report of a merge request.
+    Gitlab,
 }
 
 /// Options shared by `diff` and `lint`.

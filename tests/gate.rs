@@ -334,3 +334,55 @@ fn sarif_and_github_annotations_point_at_the_line_that_creates_the_operator() {
     );
     std::fs::remove_file(&m).ok();
 }
+
+#[test]
+fn gitlab_code_quality_lists_each_finding_with_a_stable_fingerprint() {
+    let c = case("insert-key-nouid-allow");
+    let run = || {
+        let out = sp(
+            &[
+                "diff",
+                p(&c.old),
+                p(&c.new),
+                "--allow-non-restored-state",
+                "--format",
+                "gitlab",
+            ],
+            &[],
+        );
+        serde_json::from_slice::<Value>(&out.stdout).expect("json")
+    };
+    let (a, b) = (run(), run());
+    let issues = a.as_array().expect("an array");
+    let json = sp(
+        &[
+            "diff",
+            p(&c.old),
+            p(&c.new),
+            "--allow-non-restored-state",
+            "--format",
+            "json",
+        ],
+        &[],
+    );
+    let v: Value = serde_json::from_slice(&json.stdout).expect("json");
+    assert_eq!(
+        issues.len(),
+        v["findings"].as_array().expect("findings").len()
+    );
+    let shifted = issues
+        .iter()
+        .find(|i| i["check_name"] == "STATE_SHIFTED")
+        .expect("a shift");
+    assert_eq!(shifted["severity"], "critical");
+    assert!(shifted["location"]["lines"]["begin"].as_u64().is_some());
+    let mut prints: Vec<&str> = issues
+        .iter()
+        .map(|i| i["fingerprint"].as_str().expect("fp"))
+        .collect();
+    let n = prints.len();
+    prints.sort();
+    prints.dedup();
+    assert_eq!(prints.len(), n, "fingerprints are unique");
+    assert_eq!(a, b, "and stable");
+}

@@ -3,6 +3,7 @@
 
 mod dot;
 mod github;
+mod gitlab;
 mod json;
 mod junit;
 mod markdown;
@@ -11,6 +12,7 @@ mod table;
 
 pub use dot::write_dot;
 pub use github::write_github;
+pub use gitlab::to_gitlab;
 pub use json::to_json;
 pub use junit::write_junit;
 pub use markdown::write_markdown;
@@ -41,6 +43,7 @@ pub fn render(
         GateFormat::Dot => write_dot(r, out),
         GateFormat::Json => json(to_json(r), out),
         GateFormat::Sarif => json(to_sarif(r), out),
+        GateFormat::Gitlab => json(to_gitlab(r), out),
     }
 }
 
