@@ -469,9 +469,12 @@ fn real_kafka_fixtures_cover_the_serializer_versions() {
             }
         }
     }
-    assert!(split_versions.contains(&0), "{split_versions:?}");
-    assert!(enum_versions.contains(&3), "{enum_versions:?}");
-    assert!(writer_versions.contains(&2), "{writer_versions:?}");
+    // KafkaPartitionSplit v0 and DynamicKafkaSourceSplit v1; KafkaSourceEnumState v1 (3.0), v2 (3.1–4.0),
+    // v3 (5.0); DynamicKafkaSourceEnumState v1 (3.1–4.0), v2 (5.0); KafkaWriterState v1 (3.x), v2 (4.0+).
+    assert_eq!(split_versions, BTreeSet::from([0, 1]));
+    assert_eq!(enum_versions, BTreeSet::from([1, 2, 3]));
+    assert_eq!(dynamic_enum_versions, BTreeSet::from([1, 2]));
+    assert_eq!(writer_versions, BTreeSet::from([1, 2]));
     assert!(committables > 0);
     eprintln!(
         "split versions {split_versions:?} (1 = dynamic), enumerator versions {enum_versions:?}, dynamic enumerator \
@@ -508,7 +511,11 @@ fn pending_committables_are_the_open_transactions_on_the_broker() {
                             transactional_id,
                         } = &p.committable
                         {
-                            ours.insert((transactional_id.clone(), *producer_id, i64::from(*epoch)));
+                            ours.insert((
+                                transactional_id.clone(),
+                                *producer_id,
+                                i64::from(*epoch),
+                            ));
                         }
                     }
                 }
@@ -532,8 +539,14 @@ fn pending_committables_are_the_open_transactions_on_the_broker() {
                 )
             })
             .collect();
-        assert!(!open.is_empty(), "{name}: no open transaction on the broker");
-        assert_eq!(ours, open, "{name}: pending committables vs the broker's open transactions");
+        assert!(
+            !open.is_empty(),
+            "{name}: no open transaction on the broker"
+        );
+        assert_eq!(
+            ours, open,
+            "{name}: pending committables vs the broker's open transactions"
+        );
         checked += 1;
     }
     assert!(checked > 0);
