@@ -84,7 +84,7 @@ fn manifest_of(
     flag: &str,
 ) -> Result<Vec<crate::graph::GraphOperator>, UsageError> {
     match graph.0 {
-        JobInput::Manifest(ops) => Ok(ops.clone()),
+        JobInput::Manifest(ops, _) => Ok(ops.clone()),
         other => Err(usage(format!(
             "{flag} {}: is a {}; expected the graph manifest (sp-inspect/graph-v1) of the job that wrote the savepoint",
             graph.1,
@@ -211,7 +211,13 @@ pub fn run_diff(
     };
     stateful.bytes.extend(restored_state(&d));
     let new_uids_known = uids_known(new_input, new_graph.is_some());
-    findings.extend(check_graph(&new, &stateful, new_path, new_uids_known));
+    findings.extend(check_graph(
+        &new,
+        &stateful,
+        new_path,
+        new_uids_known,
+        new_input.job_config(),
+    ));
     if let (false, Some(v)) = (new_uids_known, new_input.format_version()) {
         findings.push(rules_not_checked::uids_not_recorded(
             new_path,
@@ -307,7 +313,13 @@ pub fn run_lint(
             _ => Statefulness::default(),
         };
         let known = uids_known(input, named);
-        findings.extend(check_graph(&ops, &stateful, path, known));
+        findings.extend(check_graph(
+            &ops,
+            &stateful,
+            path,
+            known,
+            input.job_config(),
+        ));
         if let (false, Some(v)) = (known, input.format_version()) {
             findings.push(rules_not_checked::uids_not_recorded(path, v, "--graph"));
         }

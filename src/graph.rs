@@ -35,6 +35,98 @@ pub struct GraphOperator {
     pub stateful: Option<bool>,
     /// Where the job's code creates the operator, when the graph helper recorded it.
     pub defined_at: Option<Location>,
+    /// What the source or sink is configured to read or write, when the graph helper recorded it.
+    pub connector: Option<Connector>,
+}
+
+/// A source's or sink's configuration, as the graph helpers record it (docs/graph-manifest.md).
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Connector {
+    /// A `KafkaSource`.
+    KafkaSource(KafkaSource),
+    /// A `KafkaSink`'s writer.
+    KafkaSink(KafkaSink),
+    /// Another source or sink.
+    Other {
+        /// Its Java class.
+        class: Option<String>,
+    },
+    /// A type this release does not know.
+    #[serde(other)]
+    Unknown,
+}
+
+/// A `KafkaSource`'s configuration.
+#[derive(Debug, Clone, PartialEq, Default, serde::Deserialize)]
+#[serde(default)]
+pub struct KafkaSource {
+    /// `bootstrap.servers`.
+    pub bootstrap_servers: Option<String>,
+    /// The topics subscribed to, when a list.
+    pub topics: Option<Vec<String>>,
+    /// The topic pattern subscribed to, when a pattern.
+    pub topic_pattern: Option<String>,
+    /// Where it starts without restored splits (`earliest`, `committed`, …).
+    pub starting_offsets: Option<String>,
+    /// Where it stops, when bounded.
+    pub bounded: Option<String>,
+    /// `partition.discovery.interval.ms` (-1: off).
+    pub partition_discovery_interval_ms: Option<i64>,
+    /// `group.id`.
+    pub group_id: Option<String>,
+}
+
+/// A `KafkaSink`'s configuration.
+#[derive(Debug, Clone, PartialEq, Default, serde::Deserialize)]
+#[serde(default)]
+pub struct KafkaSink {
+    /// `bootstrap.servers`.
+    pub bootstrap_servers: Option<String>,
+    /// The topics written, when fixed (none when a topic selector decides).
+    pub topics: Option<Vec<String>>,
+    /// `exactly_once`, `at_least_once` or `none`.
+    pub delivery_guarantee: Option<String>,
+    /// `setTransactionalIdPrefix`.
+    pub transactional_id_prefix: Option<String>,
+    /// The producer's `transaction.timeout.ms`.
+    pub transaction_timeout_ms: Option<i64>,
+    /// The transaction naming strategy, where the connector has one.
+    pub transaction_naming_strategy: Option<String>,
+}
+
+/// The job's checkpointing and recovery configuration, as the graph helpers record it.
+#[derive(Debug, Clone, PartialEq, Default, serde::Deserialize)]
+#[serde(default)]
+pub struct JobConfig {
+    /// Checkpoint interval; none when checkpointing is off.
+    pub checkpoint_interval_ms: Option<i64>,
+    /// Checkpoint timeout.
+    pub checkpoint_timeout_ms: Option<i64>,
+    /// Minimum pause between checkpoints.
+    pub min_pause_ms: Option<i64>,
+    /// `exactly_once` or `at_least_once`.
+    pub checkpointing_mode: Option<String>,
+    /// Retention of externalized checkpoints.
+    pub externalized_retention: Option<String>,
+    /// Unaligned checkpoints.
+    pub unaligned: Option<bool>,
+    /// The state backend.
+    pub state_backend: Option<String>,
+    /// The restart strategy.
+    pub restart_strategy: Option<String>,
+    /// `pipeline.max-parallelism`.
+    pub max_parallelism: Option<i64>,
+}
+
+/// The job configuration of a manifest (`job`), when recorded.
+pub fn job_from_json(doc: &Value) -> Result<Option<JobConfig>, ManifestError> {
+    match doc.get("job") {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => serde_json::from_value(v.clone())
+            .map(Some)
+            .map_err(|e| err("job", format!("expected the job configuration: {e}"))),
+    }
 }
 
 /// A place in a job's source code.
@@ -238,6 +330,15 @@ pub fn manifest_from_json(doc: &Value) -> Result<Vec<GraphOperator>, ManifestErr
             source,
             stateful: opt_bool(o, "stateful", &at)?,
             defined_at: location(o, &at)?,
+            connector: match o.get("connector") {
+                None | Some(Value::Null) => None,
+                Some(v) => Some(serde_json::from_value(v.clone()).map_err(|e| {
+                    err(
+                        format!("{at}.connector"),
+                        format!("expected a connector configuration: {e}"),
+                    )
+                })?),
+            },
         });
     }
     Ok(out)

@@ -2,7 +2,9 @@
 //! a uid list, told apart by content.
 
 use crate::diff::{OldOperator, StateInfo};
-use crate::graph::{from_uid_list, manifest_from_json, GraphOperator, ManifestError};
+use crate::graph::{
+    from_uid_list, job_from_json, manifest_from_json, GraphOperator, JobConfig, ManifestError,
+};
 use crate::input::{text_of, InputError, MetadataFile, TEXT_LIMIT};
 use crate::metadata::{DecodeError, DecodeOptions};
 use crate::show::{stream, OperatorRow, ShowOptions, StateScope};
@@ -33,8 +35,8 @@ pub struct Savepoint {
 pub enum JobInput {
     /// A savepoint or checkpoint.
     Savepoint(Box<Savepoint>),
-    /// A graph manifest.
-    Manifest(Vec<GraphOperator>),
+    /// A graph manifest, and the job configuration it records.
+    Manifest(Vec<GraphOperator>, Option<JobConfig>),
     /// A uid list.
     UidList(Vec<GraphOperator>),
 }
@@ -150,7 +152,7 @@ impl JobInput {
         })?;
         match sniff_text(&text).map_err(not_input)? {
             TextInput::Manifest(doc) => manifest_from_json(&doc)
-                .map(JobInput::Manifest)
+                .and_then(|ops| Ok(JobInput::Manifest(ops, job_from_json(&doc)?)))
                 .map_err(|error| LoadError::Manifest {
                     path: path.display().to_string(),
                     error,
@@ -179,6 +181,14 @@ impl JobInput {
         }
     }
 
+    /// The job configuration a manifest records.
+    pub fn job_config(&self) -> Option<&JobConfig> {
+        match self {
+            JobInput::Manifest(_, job) => job.as_ref(),
+            _ => None,
+        }
+    }
+
     /// Whether this is a savepoint or checkpoint (not a graph).
     pub fn is_savepoint(&self) -> bool {
         matches!(self, JobInput::Savepoint(_))
@@ -188,7 +198,7 @@ impl JobInput {
     pub fn as_old(&self) -> Vec<OldOperator> {
         match self {
             JobInput::Savepoint(s) => s.operators.clone(),
-            JobInput::Manifest(ops) | JobInput::UidList(ops) => ops
+            JobInput::Manifest(ops, _) | JobInput::UidList(ops) => ops
                 .iter()
                 .map(|g| OldOperator {
                     id: g.id,
@@ -221,7 +231,7 @@ impl JobInput {
                     ..GraphOperator::default()
                 })
                 .collect(),
-            JobInput::Manifest(ops) | JobInput::UidList(ops) => ops.clone(),
+            JobInput::Manifest(ops, _) | JobInput::UidList(ops) => ops.clone(),
         }
     }
 
@@ -229,7 +239,7 @@ impl JobInput {
     pub fn kind(&self) -> String {
         match self {
             JobInput::Savepoint(s) => format!("_metadata format {}", s.version),
-            JobInput::Manifest(_) => "graph manifest".into(),
+            JobInput::Manifest(..) => "graph manifest".into(),
             JobInput::UidList(_) => "uid list".into(),
         }
     }

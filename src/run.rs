@@ -566,7 +566,7 @@ fn remap(
     let mut old_ops = JobInput::load(old, decode, false)?.as_old();
     if let Some(g) = old_graph {
         match JobInput::load(g, decode, false)? {
-            JobInput::Manifest(ops) => crate::job::name_old_from_graph(&mut old_ops, &ops),
+            JobInput::Manifest(ops, _) => crate::job::name_old_from_graph(&mut old_ops, &ops),
             other => {
                 return Err(RunError::Usage(format!(
                     "--old-graph {}: is a {}; expected a graph manifest",

@@ -110,6 +110,27 @@ fn cases() -> Vec<(&'static str, Vec<String>, Vec<String>)> {
         serde_json::json!([{"uid": "src", "name": "Source: s"},
                            {"uid": "out", "name": "Sink: out: Writer"}]),
     );
+    // Helper 7's manifests of real Kafka jobs (fixtures/manifest-config), and small ones made here.
+    let java_kafka = fx("manifest-config/java-kafka/graph.json");
+    let sql_kafka = fx("manifest-config/pyflink-sql-kafka/graph.json");
+    let sink = |delivery: &str, timeout: i64, interval: Option<i64>| {
+        serde_json::json!({"schema": "sp-inspect/graph-v1",
+            "job": {"checkpoint_interval_ms": interval, "checkpoint_timeout_ms": 60000},
+            "operators": [{"uid": "out", "name": "out: Writer", "connector": {"type": "kafka_sink",
+                "delivery_guarantee": delivery, "transactional_id_prefix": "p", "transaction_timeout_ms": timeout}}]})
+    };
+    let write = |name: &str, v: serde_json::Value| {
+        let ops = v["operators"].clone();
+        let path = manifest(name, ops);
+        let mut doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
+        doc["job"] = v["job"].clone();
+        std::fs::write(&path, doc.to_string()).expect("write");
+        path
+    };
+    let short = write("short", sink("exactly_once", 30_000, Some(600_000)));
+    let hour = write("hour", sink("exactly_once", 3_600_000, Some(60_000)));
+    let no_checkpoints = write("no-checkpoints", sink("exactly_once", 600_000, None));
     let d = |o: &str, n: &str| args(&["diff", o, n]);
     let l = |i: &str| args(&["lint", i]);
     vec![
@@ -139,6 +160,22 @@ fn cases() -> Vec<(&'static str, Vec<String>, Vec<String>)> {
         ("PYFLINK_HIDDEN_OPERATOR", l(&nouid), l(&pyflink)),
         ("PYFLINK_FUSED_UID_DROPPED", l(&nouid), l(&pyflink)),
         ("SINK_WITHOUT_UID", l(&sink_nouid), l(&sink_uid)),
+        (
+            "KAFKA_TRANSACTION_TIMEOUT_TOO_SHORT",
+            l(&short),
+            l(&java_kafka),
+        ),
+        (
+            "KAFKA_TRANSACTION_TIMEOUT_ABOVE_BROKER_MAX",
+            l(&hour),
+            l(&sql_kafka),
+        ),
+        (
+            "KAFKA_EXACTLY_ONCE_WITHOUT_CHECKPOINTING",
+            l(&no_checkpoints),
+            l(&java_kafka),
+        ),
+        ("KAFKA_AT_LEAST_ONCE_SINK", l(&java_kafka), l(&sql_kafka)),
         (
             "RULES_NOT_CHECKED",
             l(&v4_nouid),
@@ -188,6 +225,11 @@ fn kafka_cases() -> Vec<(&'static str, Vec<String>, Vec<String>)> {
             rules(&[state_op("a", prefix("p")), state_op("b", prefix("q"))]),
         ),
         (
+            "KAFKA_TRANSACTIONAL_ID_PREFIX_CHANGED",
+            prefix_changed("orders-v2"),
+            prefix_changed("orders-v1"),
+        ),
+        (
             "KAFKA_PENDING_TRANSACTIONS",
             rules(&[state_op(
                 "sink",
@@ -199,6 +241,34 @@ fn kafka_cases() -> Vec<(&'static str, Vec<String>, Vec<String>)> {
             rules(&[state_op("sink", StateInfo::default())]),
         ),
     ]
+}
+
+/// The restore rules on a writer whose state has prefix `orders-v1`, restored by a sink configured with `now`.
+fn prefix_changed(now: &str) -> Vec<String> {
+    use sp_inspect::graph::{Connector, GraphOperator, KafkaSink};
+    let old = state_op(
+        "out: Writer",
+        StateInfo {
+            transactional_id_prefixes: vec!["orders-v1".into()],
+            ..StateInfo::default()
+        },
+    );
+    let new = GraphOperator {
+        id: old.id,
+        name: old.name.clone(),
+        uid: old.uid.clone(),
+        connector: Some(Connector::KafkaSink(KafkaSink {
+            delivery_guarantee: Some("exactly_once".into()),
+            transactional_id_prefix: Some(now.into()),
+            ..KafkaSink::default()
+        })),
+        ..GraphOperator::default()
+    };
+    let d = sp_inspect::diff::diff(&[old], &[new], Default::default());
+    sp_inspect::rules::check_diff(&d, "new")
+        .into_iter()
+        .map(|f| f.rule.id.to_string())
+        .collect()
 }
 
 #[test]

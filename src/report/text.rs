@@ -114,6 +114,15 @@ pub fn help(rule: &Rule) -> &'static str {
         id if id == KAFKA_TRANSACTIONAL_ID_PREFIX_SHARED.id => {
             "give every KafkaSink its own setTransactionalIdPrefix"
         }
+        id if id == KAFKA_TRANSACTION_TIMEOUT_TOO_SHORT.id => {
+            "set transaction.timeout.ms above the checkpoint interval plus the checkpoint timeout"
+        }
+        id if id == KAFKA_TRANSACTION_TIMEOUT_ABOVE_BROKER_MAX.id => {
+            "set transaction.timeout.ms within the brokers' transaction.max.timeout.ms (15 minutes by default)"
+        }
+        id if id == KAFKA_EXACTLY_ONCE_WITHOUT_CHECKPOINTING.id => {
+            "enable checkpointing, or use at-least-once delivery"
+        }
         id if id == SOURCE_STARTS_EMPTY.id => {
             "expected for a source added on purpose; if it existed before under another ID, give it setUidHash with that ID"
         }
@@ -135,6 +144,19 @@ pub fn title(rule: &Rule) -> &'static str {
             "Kafka sinks share a transactional id prefix"
         }
         id if id == KAFKA_PENDING_TRANSACTIONS.id => "pending Kafka transactions",
+        id if id == KAFKA_TRANSACTION_TIMEOUT_TOO_SHORT.id => {
+            "Kafka transactions time out before the commit"
+        }
+        id if id == KAFKA_TRANSACTION_TIMEOUT_ABOVE_BROKER_MAX.id => {
+            "Kafka transaction timeout above the brokers' limit"
+        }
+        id if id == KAFKA_EXACTLY_ONCE_WITHOUT_CHECKPOINTING.id => {
+            "exactly-once Kafka sink that never commits"
+        }
+        id if id == KAFKA_AT_LEAST_ONCE_SINK.id => "Kafka sink that duplicates on restart",
+        id if id == KAFKA_TRANSACTIONAL_ID_PREFIX_CHANGED.id => {
+            "Kafka transactional id prefix changed"
+        }
         id if id == SOURCE_STARTS_EMPTY.id => "source starts without restored splits",
         id if id == STATE_DROPPED_EMPTY.id => "removed operator had no state",
         id if id == STATEFUL_OPERATOR_WITHOUT_UID.id => "stateful operator without uid",

@@ -11,7 +11,7 @@ pub static RULE: Rule = Rule {
     default_severity: Severity::Error,
     summary: "Every exactly-once Kafka sink has its own transactional id prefix.",
     explain: "Two Kafka sink writers (in one savepoint, or in savepoints given together) record the same transactional id prefix. Kafka allows one producer per transactional id: the sinks fence each other, aborting each other's transactions, and the restore of one can abort the other's pending data. Give every KafkaSink its own setTransactionalIdPrefix.",
-    check: Check::State(check),
+    checks: &[Check::State(check), Check::Graph(check_graph)],
 };
 
 fn check(ctx: &StateContext<'_>) -> Vec<Finding> {
@@ -46,6 +46,31 @@ fn check(ctx: &StateContext<'_>) -> Vec<Finding> {
     out
 }
 
+/// Two Kafka sinks of one job graph configured with the same prefix.
+fn check_graph(ctx: &GraphContext<'_>) -> Vec<Finding> {
+    let sinks: Vec<_> = ctx
+        .kafka_sinks()
+        .filter_map(|(op, k)| Some((op, k.transactional_id_prefix.as_deref()?)))
+        .collect();
+    let mut out = Vec::new();
+    for (op, prefix) in &sinks {
+        let others: Vec<String> = sinks
+            .iter()
+            .filter(|(o, p)| p == prefix && o.id != op.id)
+            .map(|(o, _)| ctx.label(o))
+            .collect();
+        if !others.is_empty() {
+            let msg = format!(
+                "transactional id prefix {prefix:?} of {} is also the prefix of {}",
+                ctx.label(op),
+                others.join(", ")
+            );
+            out.push(ctx.finding(&RULE, op, msg));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::testing::*;
@@ -65,5 +90,22 @@ mod tests {
         assert!(
             state_ids(&[with_state("a", prefix("p")), with_state("b", prefix("q"))]).is_empty()
         );
+    }
+
+    #[test]
+    fn fires_on_two_sinks_of_one_manifest_with_one_prefix() {
+        use crate::graph::{Connector, KafkaSink};
+        let sink = |id: &str, p: &str| {
+            let mut op = new_op(id, &format!("{id}: Writer"));
+            op.uid = Some(id.into());
+            op.connector = Some(Connector::KafkaSink(KafkaSink {
+                transactional_id_prefix: Some(p.into()),
+                ..KafkaSink::default()
+            }));
+            op
+        };
+        let shared = graph_ids(&[sink("a", "p"), sink("b", "p")], true);
+        assert_eq!(shared, ["KAFKA_TRANSACTIONAL_ID_PREFIX_SHARED"; 2]);
+        assert!(graph_ids(&[sink("a", "p"), sink("b", "q")], true).is_empty());
     }
 }

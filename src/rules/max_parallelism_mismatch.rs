@@ -9,7 +9,7 @@ pub static RULE: Rule = Rule {
     default_severity: Severity::Error,
     summary: "A restored operator keeps the max parallelism of its state.",
     explain: "Keyed state is split into max-parallelism key groups. When the new job explicitly configures a different max parallelism for an operator that has an entry in the savepoint (even an empty one), Flink fails the restore (\"Max parallelism mismatch\"); a parallelism above the state's max parallelism fails too. Remove the explicit setting to adopt the savepoint's value, or keep it equal.",
-    check: Check::Diff(check),
+    checks: &[Check::Diff(check)],
 };
 
 fn check(ctx: &DiffContext<'_>) -> Vec<Finding> {

@@ -4,7 +4,12 @@
 //! a job graph with what is known of its state ([`GraphContext`]), or the state facts of the savepoints
 //! given together ([`StateContext`]). IDs are never renamed.
 
+mod kafka_at_least_once_sink;
+mod kafka_exactly_once_without_checkpointing;
 mod kafka_pending_transactions;
+mod kafka_transaction_timeout_above_broker_max;
+mod kafka_transaction_timeout_too_short;
+mod kafka_transactional_id_prefix_changed;
 mod kafka_transactional_id_prefix_shared;
 mod match_unverified;
 mod max_parallelism_mismatch;
@@ -28,7 +33,12 @@ use crate::model::OperatorId;
 use std::collections::HashMap;
 use std::fmt;
 
+pub use kafka_at_least_once_sink::RULE as KAFKA_AT_LEAST_ONCE_SINK;
+pub use kafka_exactly_once_without_checkpointing::RULE as KAFKA_EXACTLY_ONCE_WITHOUT_CHECKPOINTING;
 pub use kafka_pending_transactions::RULE as KAFKA_PENDING_TRANSACTIONS;
+pub use kafka_transaction_timeout_above_broker_max::RULE as KAFKA_TRANSACTION_TIMEOUT_ABOVE_BROKER_MAX;
+pub use kafka_transaction_timeout_too_short::RULE as KAFKA_TRANSACTION_TIMEOUT_TOO_SHORT;
+pub use kafka_transactional_id_prefix_changed::RULE as KAFKA_TRANSACTIONAL_ID_PREFIX_CHANGED;
 pub use kafka_transactional_id_prefix_shared::RULE as KAFKA_TRANSACTIONAL_ID_PREFIX_SHARED;
 pub use match_unverified::RULE as MATCH_UNVERIFIED;
 pub use max_parallelism_mismatch::RULE as MAX_PARALLELISM_MISMATCH;
@@ -53,8 +63,13 @@ pub static ALL: &[&Rule] = &[
     &MAX_PARALLELISM_MISMATCH,
     &MATCH_UNVERIFIED,
     &SOURCE_TOPIC_NOT_IN_NAME,
+    &KAFKA_TRANSACTION_TIMEOUT_ABOVE_BROKER_MAX,
     &KAFKA_TRANSACTIONAL_ID_PREFIX_SHARED,
+    &KAFKA_TRANSACTION_TIMEOUT_TOO_SHORT,
+    &KAFKA_EXACTLY_ONCE_WITHOUT_CHECKPOINTING,
+    &KAFKA_TRANSACTIONAL_ID_PREFIX_CHANGED,
     &KAFKA_PENDING_TRANSACTIONS,
+    &KAFKA_AT_LEAST_ONCE_SINK,
     &SOURCE_STARTS_EMPTY,
     &STATE_DROPPED_EMPTY,
     &STATEFUL_OPERATOR_WITHOUT_UID,
@@ -143,8 +158,8 @@ pub struct Rule {
     pub summary: &'static str,
     /// Why it matters and what to do, in one paragraph.
     pub explain: &'static str,
-    /// What it looks at, and how.
-    pub check: Check,
+    /// What it looks at, and how (a rule may look at more than one kind of input).
+    pub checks: &'static [Check],
 }
 
 impl PartialEq for Rule {
@@ -267,6 +282,18 @@ pub struct GraphContext<'a> {
     /// False for savepoints of formats before 5, which record no uids: a missing uid there means "not
     /// recorded", not "not set", and the uid rules do not run (the gate says so with RULES_NOT_CHECKED).
     pub uids_known: bool,
+    /// The job's configuration, when the graph records it (a manifest's `job`).
+    pub job: Option<&'a crate::graph::JobConfig>,
+}
+
+impl GraphContext<'_> {
+    /// The Kafka sink writers and their configuration.
+    pub fn kafka_sinks(&self) -> impl Iterator<Item = (&GraphOperator, &crate::graph::KafkaSink)> {
+        self.ops.iter().filter_map(|o| match &o.connector {
+            Some(crate::graph::Connector::KafkaSink(k)) => Some((o, k)),
+            _ => None,
+        })
+    }
 }
 
 impl GraphContext<'_> {
@@ -337,28 +364,32 @@ impl StateContext<'_> {
 pub fn check_diff(diff: &Diff, input: &str) -> Vec<Finding> {
     let ctx = DiffContext { diff, input };
     ALL.iter()
-        .flat_map(|r| match r.check {
+        .flat_map(|r| r.checks)
+        .flat_map(|c| match c {
             Check::Diff(check) => check(&ctx),
             _ => Vec::new(),
         })
         .collect()
 }
 
-/// The graph rules' findings for a job graph.
+/// The graph rules' findings for a job graph (`job`: its configuration, when recorded).
 pub fn check_graph(
     ops: &[GraphOperator],
     state: &Statefulness,
     input: &str,
     uids_known: bool,
+    job: Option<&crate::graph::JobConfig>,
 ) -> Vec<Finding> {
     let ctx = GraphContext {
         ops,
         state,
         input,
         uids_known,
+        job,
     };
     ALL.iter()
-        .flat_map(|r| match r.check {
+        .flat_map(|r| r.checks)
+        .flat_map(|c| match c {
             Check::Graph(check) => check(&ctx),
             _ => Vec::new(),
         })
@@ -369,7 +400,8 @@ pub fn check_graph(
 pub fn check_state(inputs: &[(&str, &[OldOperator])]) -> Vec<Finding> {
     let ctx = StateContext { inputs };
     ALL.iter()
-        .flat_map(|r| match r.check {
+        .flat_map(|r| r.checks)
+        .flat_map(|c| match c {
             Check::State(check) => check(&ctx),
             _ => Vec::new(),
         })
@@ -520,7 +552,7 @@ mod testing {
             bytes: HashMap::new(),
             complete,
         };
-        check_graph(ops, &state, "g", true)
+        check_graph(ops, &state, "g", true, None)
             .iter()
             .map(|f| f.rule.id)
             .collect()
@@ -533,6 +565,35 @@ mod testing {
             state: Some(StateInfo { bytes: 100, ..info }),
             ..old_op(name, name)
         }
+    }
+
+    /// The rules a one-sink manifest finds: checkpoint interval (0: off), the sink's timeout and delivery
+    /// guarantee, the checkpoint timeout.
+    pub fn kafka_ids(
+        interval: i64,
+        timeout: Option<i64>,
+        delivery: &str,
+        checkpoint_timeout: Option<i64>,
+    ) -> Vec<&'static str> {
+        use crate::graph::{Connector, JobConfig, KafkaSink};
+        let mut sink = new_op("w", "Sink: out: Writer");
+        sink.uid = Some("out".into());
+        sink.connector = Some(Connector::KafkaSink(KafkaSink {
+            delivery_guarantee: Some(delivery.into()),
+            transaction_timeout_ms: timeout,
+            transactional_id_prefix: Some("p".into()),
+            ..KafkaSink::default()
+        }));
+        let job = JobConfig {
+            checkpoint_interval_ms: (interval > 0).then_some(interval),
+            checkpoint_timeout_ms: checkpoint_timeout,
+            ..JobConfig::default()
+        };
+        let state = Statefulness::default();
+        check_graph(&[sink], &state, "g", true, Some(&job))
+            .iter()
+            .map(|f| f.rule.id)
+            .collect()
     }
 
     /// The rules the state rules find on one savepoint's operators.

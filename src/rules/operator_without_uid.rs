@@ -9,7 +9,7 @@ pub static RULE: Rule = Rule {
     default_severity: Severity::Info,
     summary: "Every operator has a uid.",
     explain: "Stateless operators without uid carry no state themselves, but they count in the positional IDs of the operators after them; uids everywhere make the graph's IDs independent of its shape.",
-    check: Check::Graph(check),
+    checks: &[Check::Graph(check)],
 };
 
 fn check(ctx: &GraphContext<'_>) -> Vec<Finding> {

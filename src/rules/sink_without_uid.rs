@@ -9,7 +9,7 @@ pub static RULE: Rule = Rule {
     default_severity: Severity::Error,
     summary: "Sink V2 writers and committers have uids.",
     explain: "A Sink V2 (sinkTo) becomes a Writer and a Committer (and maybe a Global Committer); they hold pending transactions and committables. Without a uid on the sink they get positional IDs and a redeploy can drop or misplace pending commits. Set .uid(...) on sinkTo's result: the writer gets that uid and the committer \"Sink Committer: <uid>\".",
-    check: Check::Graph(check),
+    checks: &[Check::Graph(check)],
 };
 
 fn check(ctx: &GraphContext<'_>) -> Vec<Finding> {

@@ -9,7 +9,7 @@ pub static RULE: Rule = Rule {
     default_severity: Severity::Warning,
     summary: "Every source of the new job resumes from restored splits or offsets.",
     explain: "A source that claims no state starts from its configured starting position (earliest, latest, committed offsets or a timestamp): it re-reads or skips data. Expected for a source added on purpose; a surprise when the source existed before under another ID.",
-    check: Check::Diff(check),
+    checks: &[Check::Diff(check)],
 };
 
 fn check(ctx: &DiffContext<'_>) -> Vec<Finding> {

@@ -9,7 +9,7 @@ pub static RULE: Rule = Rule {
     default_severity: Severity::Info,
     summary: "Operators removed from the job had no state.",
     explain: "The savepoint has an entry for an operator the new job does not have, but it holds no state. Flink skips it (\"Skipping empty savepoint state\") even without allowNonRestoredState.",
-    check: Check::Diff(check),
+    checks: &[Check::Diff(check)],
 };
 
 fn check(ctx: &DiffContext<'_>) -> Vec<Finding> {

@@ -9,7 +9,7 @@ pub static RULE: Rule = Rule {
     default_severity: Severity::Error,
     summary: "State is restored into the operator that wrote it, not into another one with the same ID.",
     explain: "Flink matches state by operator ID only. Without uids an ID is a hash of the operator's position, so inserting or removing an operator upstream gives a later operator the ID its neighbour had: it restores the neighbour's state (another topic's Kafka offsets, another key space) and Flink reports success. The old and new operator have different uids or names. Set a uid on every stateful operator; to move state deliberately, give the new operator the old uid or use setUidHash.",
-    check: Check::Diff(check),
+    checks: &[Check::Diff(check)],
 };
 
 fn check(ctx: &DiffContext<'_>) -> Vec<Finding> {

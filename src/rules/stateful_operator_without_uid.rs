@@ -9,7 +9,7 @@ pub static RULE: Rule = Rule {
     default_severity: Severity::Error,
     summary: "Every operator with state has a uid.",
     explain: "Without a uid the operator's ID, and so where its state goes on the next deploy, depends on its position in the graph. Set .uid(\"...\") on it: to keep its current state, use setUidHash with its current ID once, or a uid whose hash is what the savepoint holds (`sp-inspect hash`).",
-    check: Check::Graph(check),
+    checks: &[Check::Graph(check)],
 };
 
 const DETAIL: &str = "holds state and has no uid: its ID is its position in the graph";

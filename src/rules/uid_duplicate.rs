@@ -10,7 +10,7 @@ pub static RULE: Rule = Rule {
     default_severity: Severity::Error,
     summary: "Uids are unique within a job.",
     explain: "Two operators with the same uid get the same ID; Flink refuses the job (\"Hash collision on user-specified ID\").",
-    check: Check::Graph(check),
+    checks: &[Check::Graph(check)],
 };
 
 fn check(ctx: &GraphContext<'_>) -> Vec<Finding> {
