@@ -46,6 +46,8 @@ pub struct StateInfo {
     pub resumes: Vec<String>,
     /// Kafka topics in the source's splits and enumerator.
     pub topics: Vec<String>,
+    /// The Kafka splits a source resumes from: topic, partition, starting offset (or marker).
+    pub kafka_splits: Vec<(String, i32, String)>,
     /// Transactional id prefixes of a Kafka sink writer.
     pub transactional_id_prefixes: Vec<String>,
     /// Pending (precommitted, not committed) Kafka transactions.

@@ -279,6 +279,19 @@ fn split_text(s: &Split) -> Option<String> {
 
 fn describe_state(r: &OperatorReport, info: &mut StateInfo) {
     info.resumes = r.splits().filter_map(|(_, s)| split_text(s)).collect();
+    fn kafka(s: &Split) -> Option<(String, i32, String)> {
+        match s {
+            Split::Kafka {
+                topic,
+                partition,
+                starting_offset,
+                ..
+            } => Some((topic.clone(), *partition, starting_offset.clone())),
+            Split::DynamicKafka { split, .. } => kafka(split),
+            _ => None,
+        }
+    }
+    info.kafka_splits = r.splits().filter_map(|(_, s)| kafka(s)).collect();
     info.topics = r.topics();
     for (_, s) in r.sink_states() {
         match s {

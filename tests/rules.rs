@@ -225,6 +225,11 @@ fn kafka_cases() -> Vec<(&'static str, Vec<String>, Vec<String>)> {
             rules(&[state_op("a", prefix("p")), state_op("b", prefix("q"))]),
         ),
         (
+            "SOURCE_READS_FOREIGN_TOPIC",
+            foreign_topic("topic-b"),
+            foreign_topic("topic-x"),
+        ),
+        (
             "KAFKA_TRANSACTIONAL_ID_PREFIX_CHANGED",
             prefix_changed("orders-v2"),
             prefix_changed("orders-v1"),
@@ -241,6 +246,34 @@ fn kafka_cases() -> Vec<(&'static str, Vec<String>, Vec<String>)> {
             rules(&[state_op("sink", StateInfo::default())]),
         ),
     ]
+}
+
+/// The restore rules on a new source subscribed to `topic-x` that restores splits of `restored` (the
+/// shift of the incident: x takes b's ID).
+fn foreign_topic(restored: &str) -> Vec<String> {
+    use sp_inspect::graph::{Connector, GraphOperator, KafkaSource};
+    let old = state_op(
+        "Source: topic-x",
+        StateInfo {
+            kafka_splits: vec![(restored.to_string(), 0, "1000017".into())],
+            ..StateInfo::default()
+        },
+    );
+    let new = GraphOperator {
+        id: old.id,
+        name: old.name.clone(),
+        uid: old.uid.clone(),
+        connector: Some(Connector::KafkaSource(KafkaSource {
+            topics: Some(vec!["topic-x".into()]),
+            ..KafkaSource::default()
+        })),
+        ..GraphOperator::default()
+    };
+    let d = sp_inspect::diff::diff(&[old], &[new], Default::default());
+    sp_inspect::rules::check_diff(&d, "new")
+        .into_iter()
+        .map(|f| f.rule.id.to_string())
+        .collect()
 }
 
 /// The restore rules on a writer whose state has prefix `orders-v1`, restored by a sink configured with `now`.

@@ -140,6 +140,9 @@ pub fn title(rule: &Rule) -> &'static str {
         id if id == MAX_PARALLELISM_MISMATCH.id => "max parallelism differs from the savepoint's",
         id if id == MATCH_UNVERIFIED.id => "positional match that cannot be checked",
         id if id == SOURCE_TOPIC_NOT_IN_NAME.id => "source reads topics its name does not mention",
+        id if id == SOURCE_READS_FOREIGN_TOPIC.id => {
+            "source will read a topic it does not subscribe to"
+        }
         id if id == KAFKA_TRANSACTIONAL_ID_PREFIX_SHARED.id => {
             "Kafka sinks share a transactional id prefix"
         }

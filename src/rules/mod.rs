@@ -18,6 +18,7 @@ mod pyflink_fused_uid_dropped;
 mod pyflink_hidden_operator;
 pub mod rules_not_checked;
 mod sink_without_uid;
+mod source_reads_foreign_topic;
 mod source_starts_empty;
 mod source_topic_not_in_name;
 mod state_dropped_empty;
@@ -47,6 +48,8 @@ pub use pyflink_fused_uid_dropped::RULE as PYFLINK_FUSED_UID_DROPPED;
 pub use pyflink_hidden_operator::RULE as PYFLINK_HIDDEN_OPERATOR;
 pub use rules_not_checked::RULE as RULES_NOT_CHECKED;
 pub use sink_without_uid::RULE as SINK_WITHOUT_UID;
+pub use source_reads_foreign_topic::RULE as SOURCE_READS_FOREIGN_TOPIC;
+pub use source_reads_foreign_topic::{kafka_source, reads};
 pub use source_starts_empty::RULE as SOURCE_STARTS_EMPTY;
 pub use source_topic_not_in_name::RULE as SOURCE_TOPIC_NOT_IN_NAME;
 pub use state_dropped_empty::RULE as STATE_DROPPED_EMPTY;
@@ -62,6 +65,7 @@ pub static ALL: &[&Rule] = &[
     &STATE_ORPHANED,
     &MAX_PARALLELISM_MISMATCH,
     &MATCH_UNVERIFIED,
+    &SOURCE_READS_FOREIGN_TOPIC,
     &SOURCE_TOPIC_NOT_IN_NAME,
     &KAFKA_TRANSACTION_TIMEOUT_ABOVE_BROKER_MAX,
     &KAFKA_TRANSACTIONAL_ID_PREFIX_SHARED,

@@ -88,6 +88,9 @@ pub fn to_json(r: &GateReport) -> Value {
                     "state_empty": o.and_then(|o| o.state.as_ref()).map(|s| s.empty),
                     "state_kinds": o.and_then(|o| o.state.as_ref()).map(|s| s.kinds.iter().map(|k| k.name()).collect::<Vec<_>>()),
                     "operator_states": o.and_then(|o| o.state.as_ref()).map(|s| s.operator_states.clone()),
+                    // A Kafka source: the splits it resumes, and every topic it will read.
+                    "restores_splits": o.and_then(|o| o.state.as_ref()).filter(|s| !s.kafka_splits.is_empty()).map(|s| s.kafka_splits.iter().map(|(t, p, off)| json!({"topic": t, "partition": p, "starting_offset": off})).collect::<Vec<_>>()),
+                    "reads": n.and_then(|n| crate::rules::reads(o.and_then(|o| o.state.as_ref()).map_or(&[][..], |s| &s.kafka_splits), crate::rules::kafka_source(n))),
                     "note": e.note,
                 })
             })
