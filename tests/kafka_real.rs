@@ -430,6 +430,7 @@ fn real_kafka_fixtures_cover_the_serializer_versions() {
     let mut writer_versions = BTreeSet::new();
     let mut split_versions = BTreeSet::new();
     let mut dynamic_enum_versions = BTreeSet::new();
+    let mut collector_versions = BTreeSet::new();
     let mut committables = 0;
     for dir in snapshots() {
         let expected: Value = serde_json::from_str(
@@ -455,6 +456,7 @@ fn real_kafka_fixtures_cover_the_serializer_versions() {
                                 writer_versions.insert(d["version"].as_i64().expect("version"));
                             }
                             Some("streaming_committer_raw_states") => {
+                                collector_versions.insert(d["version"].as_i64().expect("version"));
                                 committables += d["checkpoints"]
                                     .as_array()
                                     .into_iter()
@@ -475,10 +477,13 @@ fn real_kafka_fixtures_cover_the_serializer_versions() {
     assert_eq!(enum_versions, BTreeSet::from([1, 2, 3]));
     assert_eq!(dynamic_enum_versions, BTreeSet::from([1, 2]));
     assert_eq!(writer_versions, BTreeSet::from([1, 2]));
+    // CommittableCollector v2 (Flink 1.15+), and Flink 1.14's StreamingCommitterState (v1).
+    assert_eq!(collector_versions, BTreeSet::from([1, 2]));
     assert!(committables > 0);
     eprintln!(
         "split versions {split_versions:?} (1 = dynamic), enumerator versions {enum_versions:?}, dynamic enumerator \
-         versions {dynamic_enum_versions:?}, writer versions {writer_versions:?}, {committables} committables"
+         versions {dynamic_enum_versions:?}, writer versions {writer_versions:?}, collector versions \
+         {collector_versions:?}, {committables} committables"
     );
 }
 
