@@ -1,7 +1,6 @@
 //! The words for fixes and for findings without one, shared by every renderer.
 
 use crate::fix::{Fix, FixKind};
-use crate::rules::Rule;
 
 /// Languages of the snippets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,87 +88,5 @@ pub fn snippet(f: &Fix, lang: Lang) -> String {
                 ),
             }
         }
-    }
-}
-
-/// What to do about a finding of `rule` that has no fix of its own.
-pub fn help(rule: &Rule) -> &'static str {
-    use crate::rules::*;
-    match rule.id {
-        id if id == STATE_SHIFTED.id || id == STATE_ORPHANED.id => {
-            "no new operator is named like the old one: give the operator meant to restore it setUidHash with the old ID, or, if it was removed on purpose, restore with allowNonRestoredState (its state is lost)"
-        }
-        id if id == MAX_PARALLELISM_MISMATCH.id => {
-            "lower the operator's parallelism to at most the state's max parallelism"
-        }
-        id if id == MATCH_UNVERIFIED.id => {
-            "pass the manifest of the job that wrote the savepoint with --old-graph, or set uids"
-        }
-        id if id == STATEFUL_OPERATOR_WITHOUT_UID.id || id == SINK_WITHOUT_UID.id => {
-            "set .uid(...) on it; to keep the state it has now, also setUidHash with its current ID, once"
-        }
-        id if id == UID_DUPLICATE.id || id == UID_HASH_COLLISION.id => {
-            "give each operator a uid of its own"
-        }
-        id if id == KAFKA_TRANSACTIONAL_ID_PREFIX_SHARED.id => {
-            "give every KafkaSink its own setTransactionalIdPrefix"
-        }
-        id if id == KAFKA_TRANSACTION_TIMEOUT_TOO_SHORT.id => {
-            "set transaction.timeout.ms above the checkpoint interval plus the checkpoint timeout"
-        }
-        id if id == KAFKA_TRANSACTION_TIMEOUT_ABOVE_BROKER_MAX.id => {
-            "set transaction.timeout.ms within the brokers' transaction.max.timeout.ms (15 minutes by default)"
-        }
-        id if id == KAFKA_EXACTLY_ONCE_WITHOUT_CHECKPOINTING.id => {
-            "enable checkpointing, or use at-least-once delivery"
-        }
-        id if id == SOURCE_STARTS_EMPTY.id => {
-            "expected for a source added on purpose; if it existed before under another ID, give it setUidHash with that ID"
-        }
-        id if id == RULES_NOT_CHECKED.id => "pass what the finding names",
-        _ => "see the rule's explanation",
-    }
-}
-
-/// A rule's finding as a problem, in a few words (the headline of its group).
-pub fn title(rule: &Rule) -> &'static str {
-    use crate::rules::*;
-    match rule.id {
-        id if id == STATE_SHIFTED.id => "state lands on another operator",
-        id if id == STATE_ORPHANED.id => "state claimed by no operator",
-        id if id == MAX_PARALLELISM_MISMATCH.id => "max parallelism differs from the savepoint's",
-        id if id == MATCH_UNVERIFIED.id => "positional match that cannot be checked",
-        id if id == SOURCE_TOPIC_NOT_IN_NAME.id => "source reads topics its name does not mention",
-        id if id == SOURCE_READS_FOREIGN_TOPIC.id => {
-            "source will read a topic it does not subscribe to"
-        }
-        id if id == KAFKA_TRANSACTIONAL_ID_PREFIX_SHARED.id => {
-            "Kafka sinks share a transactional id prefix"
-        }
-        id if id == KAFKA_PENDING_TRANSACTIONS.id => "pending Kafka transactions",
-        id if id == KAFKA_TRANSACTION_TIMEOUT_TOO_SHORT.id => {
-            "Kafka transactions time out before the commit"
-        }
-        id if id == KAFKA_TRANSACTION_TIMEOUT_ABOVE_BROKER_MAX.id => {
-            "Kafka transaction timeout above the brokers' limit"
-        }
-        id if id == KAFKA_EXACTLY_ONCE_WITHOUT_CHECKPOINTING.id => {
-            "exactly-once Kafka sink that never commits"
-        }
-        id if id == KAFKA_AT_LEAST_ONCE_SINK.id => "Kafka sink that duplicates on restart",
-        id if id == KAFKA_TRANSACTIONAL_ID_PREFIX_CHANGED.id => {
-            "Kafka transactional id prefix changed"
-        }
-        id if id == SOURCE_STARTS_EMPTY.id => "source starts without restored splits",
-        id if id == STATE_DROPPED_EMPTY.id => "removed operator had no state",
-        id if id == STATEFUL_OPERATOR_WITHOUT_UID.id => "stateful operator without uid",
-        id if id == OPERATOR_WITHOUT_UID.id => "operator without uid",
-        id if id == UID_DUPLICATE.id => "duplicate uid",
-        id if id == UID_HASH_COLLISION.id => "operator ID collision",
-        id if id == PYFLINK_HIDDEN_OPERATOR.id => "operator PyFlink inserts",
-        id if id == PYFLINK_FUSED_UID_DROPPED.id => "fused PyFlink operators",
-        id if id == SINK_WITHOUT_UID.id => "Sink V2 part without uid",
-        id if id == RULES_NOT_CHECKED.id => "checks that could not run",
-        _ => rule.summary,
     }
 }

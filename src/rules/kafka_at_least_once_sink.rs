@@ -9,6 +9,8 @@ pub static RULE: Rule = Rule {
     default_severity: Severity::Info,
     summary: "Kafka sinks are exactly-once, or their duplicates are expected.",
     explain: "An at-least-once KafkaSink flushes on checkpoints; after a failure or a redeploy from a savepoint the job replays from the last checkpoint, and the records written since it are written again: up to one checkpoint interval of duplicates. A sink with delivery guarantee none may also lose records. Expected where consumers deduplicate; otherwise use exactly-once.",
+    title: "Kafka sink that duplicates on restart",
+    help: "see the rule's explanation",
     checks: &[Check::Graph(check)],
 };
 

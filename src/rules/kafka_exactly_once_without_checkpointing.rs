@@ -9,6 +9,8 @@ pub static RULE: Rule = Rule {
     default_severity: Severity::Error,
     summary: "A job with an exactly-once Kafka sink has checkpointing on.",
     explain: "An exactly-once KafkaSink commits its transactions when a checkpoint completes. Without checkpointing nothing is ever committed: read_committed consumers see no output at all. Enable checkpointing, or use delivery guarantee at-least-once.",
+    title: "exactly-once Kafka sink that never commits",
+    help: "enable checkpointing, or use at-least-once delivery",
     checks: &[Check::Graph(check)],
 };
 

@@ -9,6 +9,8 @@ pub static RULE: Rule = Rule {
     default_severity: Severity::Warning,
     summary: "The savepoint holds no Kafka transactions that are precommitted but not committed.",
     explain: "A Kafka sink's writer or committer state lists transactions that were precommitted and not yet committed when the snapshot was taken. On restore Flink commits them (or, if they timed out in the broker, they are lost); a restore from an older savepoint can also abort newer ones. Restore promptly, within the broker's transaction.max.timeout.ms, and from the newest savepoint.",
+    title: "pending Kafka transactions",
+    help: "see the rule's explanation",
     checks: &[Check::State(check)],
 };
 

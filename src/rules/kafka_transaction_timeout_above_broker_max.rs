@@ -13,6 +13,8 @@ pub static RULE: Rule = Rule {
     default_severity: Severity::Error,
     summary: "An exactly-once Kafka sink's transaction.timeout.ms is within the brokers' transaction.max.timeout.ms.",
     explain: "A transactional producer whose transaction.timeout.ms exceeds the brokers' transaction.max.timeout.ms (15 minutes unless the brokers raise it) is refused when it initializes its transactions: the sink fails at start, and the job restarts in a loop. The KafkaSink builder sets one hour when the job sets nothing. Set transaction.timeout.ms within the brokers' limit (and above the checkpoint interval plus timeout), or raise the brokers' transaction.max.timeout.ms.",
+    title: "Kafka transaction timeout above the brokers' limit",
+    help: "set transaction.timeout.ms within the brokers' transaction.max.timeout.ms (15 minutes by default)",
     checks: &[Check::Graph(check)],
 };
 

@@ -10,6 +10,8 @@ pub static RULE: Rule = Rule {
     default_severity: Severity::Error,
     summary: "An exactly-once Kafka sink's transaction.timeout.ms outlasts a checkpoint interval plus the checkpoint timeout.",
     explain: "An exactly-once KafkaSink opens a transaction per checkpoint and commits it only when the checkpoint completes. When transaction.timeout.ms is shorter than the checkpoint interval, the broker aborts each transaction before Flink commits it: read_committed consumers never see those records, while the job stays RUNNING and Flink logs the lost commit only as a warning. Shorter than interval plus checkpoint timeout, a slow checkpoint does the same. Set transaction.timeout.ms above both (and within the broker's transaction.max.timeout.ms).",
+    title: "Kafka transactions time out before the commit",
+    help: "set transaction.timeout.ms above the checkpoint interval plus the checkpoint timeout",
     checks: &[Check::Graph(check)],
 };
 

@@ -9,6 +9,8 @@ pub static RULE: Rule = Rule {
     default_severity: Severity::Warning,
     summary: "A restored Kafka sink keeps the transactional id prefix its state was written with.",
     explain: "On restore a KafkaSink aborts the lingering transactions of its own transactional id prefix. When the new job's prefix differs from the one in the savepoint's writer state, the transactions the old prefix left open are never aborted by the new job: read_committed consumers of those partitions stall until the broker times them out (transaction.timeout.ms). Keep the prefix across deploys, or abort the old prefix's transactions before the switch.",
+    title: "Kafka transactional id prefix changed",
+    help: "see the rule's explanation",
     checks: &[Check::Diff(check)],
 };
 
@@ -31,11 +33,7 @@ fn check(ctx: &DiffContext<'_>) -> Vec<Finding> {
                 label(&new.id, new.uid.as_deref(), new.name.as_deref()),
                 before.iter().map(|p| format!("{p:?}")).collect::<Vec<_>>().join(", ")
             );
-            Some(
-                Finding::new(&RULE, msg, ctx.input)
-                    .on(new.id, new.uid.as_deref(), new.name.as_deref())
-                    .at(new.defined_at.as_ref()),
-            )
+            Some(ctx.on_new(&RULE, new, msg))
         })
         .collect()
 }

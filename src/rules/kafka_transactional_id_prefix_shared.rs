@@ -11,6 +11,8 @@ pub static RULE: Rule = Rule {
     default_severity: Severity::Error,
     summary: "Every exactly-once Kafka sink has its own transactional id prefix.",
     explain: "Two Kafka sink writers (in one savepoint, or in savepoints given together) record the same transactional id prefix. Kafka allows one producer per transactional id: the sinks fence each other, aborting each other's transactions, and the restore of one can abort the other's pending data. Give every KafkaSink its own setTransactionalIdPrefix.",
+    title: "Kafka sinks share a transactional id prefix",
+    help: "give every KafkaSink its own setTransactionalIdPrefix",
     checks: &[Check::State(check), Check::Graph(check_graph)],
 };
 

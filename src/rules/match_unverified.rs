@@ -9,6 +9,8 @@ pub static RULE: Rule = Rule {
     default_severity: Severity::Warning,
     summary: "A match made by position can be checked against the old operator's identity.",
     explain: "Neither side has a uid, so the match is positional, and the savepoint (format before 5, Flink before 2.0) records no names to compare. The state may well be restored into a different operator. Pass the graph manifest of the job that wrote the savepoint with --old-graph, or set uids.",
+    title: "positional match that cannot be checked",
+    help: "pass the manifest of the job that wrote the savepoint with --old-graph, or set uids",
     checks: &[Check::Diff(check)],
 };
 

@@ -9,6 +9,8 @@ pub static RULE: Rule = Rule {
     default_severity: Severity::Error,
     summary: "A restored operator keeps the max parallelism of its state.",
     explain: "Keyed state is split into max-parallelism key groups. When the new job explicitly configures a different max parallelism for an operator that has an entry in the savepoint (even an empty one), Flink fails the restore (\"Max parallelism mismatch\"); a parallelism above the state's max parallelism fails too. Remove the explicit setting to adopt the savepoint's value, or keep it equal.",
+    title: "max parallelism differs from the savepoint's",
+    help: "lower the operator's parallelism to at most the state's max parallelism",
     checks: &[Check::Diff(check)],
 };
 

@@ -162,6 +162,10 @@ pub struct Rule {
     pub summary: &'static str,
     /// Why it matters and what to do, in one paragraph.
     pub explain: &'static str,
+    /// Its finding as a problem, in a few words (the headline of a report's group).
+    pub title: &'static str,
+    /// What to do about a finding that has no fix of its own, in one line.
+    pub help: &'static str,
     /// What it looks at, and how (a rule may look at more than one kind of input).
     pub checks: &'static [Check],
 }
@@ -194,6 +198,13 @@ pub struct DiffContext<'a> {
 }
 
 impl DiffContext<'_> {
+    /// A finding of `rule` on the new operator `new`.
+    pub fn on_new(&self, rule: &'static Rule, new: &GraphOperator, message: String) -> Finding {
+        Finding::new(rule, message, self.input)
+            .on(new.id, new.uid.as_deref(), new.name.as_deref())
+            .at(new.defined_at.as_ref())
+    }
+
     /// One finding of `rule` per entry `keep` accepts: "new ← state of old: what happens".
     pub fn entries(&self, rule: &'static Rule, keep: impl Fn(&Entry) -> bool) -> Vec<Finding> {
         self.diff

@@ -9,6 +9,8 @@ pub static RULE: Rule = Rule {
     default_severity: Severity::Info,
     summary: "Every operator has a uid.",
     explain: "Stateless operators without uid carry no state themselves, but they count in the positional IDs of the operators after them; uids everywhere make the graph's IDs independent of its shape.",
+    title: "operator without uid",
+    help: "see the rule's explanation",
     checks: &[Check::Graph(check)],
 };
 

@@ -9,6 +9,8 @@ pub static RULE: Rule = Rule {
     default_severity: Severity::Warning,
     summary: "A .uid() set in a PyFlink job is the uid its operator runs with.",
     explain: "PyFlink fuses consecutive Python operators into one (\"count odd, Filter\") that keeps only the first operator's uid: a .uid() set on a later part is silently dropped, and a state written by that part is stored under the first part's ID. Set the uid on the first operator of the chain, or disable python.operator-chaining.enabled.",
+    title: "fused PyFlink operators",
+    help: "see the rule's explanation",
     checks: &[Check::Graph(check)],
 };
 

@@ -9,6 +9,8 @@ pub static RULE: Rule = Rule {
     default_severity: Severity::Warning,
     summary: "The operators PyFlink inserts on its own are known and identified.",
     explain: "PyFlink adds operators the job never wrote: key_by adds _stream_key_by_map_operator, keyed streams add _keyed_stream_values_operator, partition_custom adds _partition_custom_map_operator, get_side_output adds an identity \"Map\". They cannot be given a uid of their own (a .uid() on the returned stream lands on the hidden operator), and they shift the positional IDs of everything after them.",
+    title: "operator PyFlink inserts",
+    help: "see the rule's explanation",
     checks: &[Check::Graph(check)],
 };
 

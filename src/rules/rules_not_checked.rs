@@ -11,6 +11,8 @@ pub static RULE: Rule = Rule {
     default_severity: Severity::Warning,
     summary: "Every rule could run on every input.",
     explain: "An input lacked what a rule needs, so the rule did not run on it and its silence proves nothing: savepoints before Flink 2.0 (formats 2-4) record no operator names or uids, so the uid rules cannot tell a missing uid from an unrecorded one; state files that are absent or outside the snapshot directory hide splits and transactions from the Kafka rules; a graph manifest that does not say which operators hold state hides stateful operators without uid. The finding names the rules and what to pass to run them: the job's graph manifest (--graph, --old-graph, --new-graph), the state files (or --allow-absolute-paths), a manifest written by the current graph helper.",
+    title: "checks that could not run",
+    help: "pass what the finding names",
     checks: &[Check::Graph(check)],
 };
 

@@ -9,6 +9,8 @@ pub static RULE: Rule = Rule {
     default_severity: Severity::Error,
     summary: "Sink V2 writers and committers have uids.",
     explain: "A Sink V2 (sinkTo) becomes a Writer and a Committer (and maybe a Global Committer); they hold pending transactions and committables. Without a uid on the sink they get positional IDs and a redeploy can drop or misplace pending commits. Set .uid(...) on sinkTo's result: the writer gets that uid and the committer \"Sink Committer: <uid>\".",
+    title: "Sink V2 part without uid",
+    help: "set .uid(...) on it; to keep the state it has now, also setUidHash with its current ID, once",
     checks: &[Check::Graph(check)],
 };
 

@@ -10,6 +10,8 @@ pub static RULE: Rule = Rule {
     default_severity: Severity::Error,
     summary: "Every Kafka source reads only the topics its subscription names.",
     explain: "A KafkaSource resumes the splits it restores, whatever topic they belong to, and adds the partitions its own subscription finds through partition discovery. When it restores splits of a topic its subscription does not name (the state of another source, after a shift; or a topic removed from its configuration), it reads both: two topics flow into its sinks, and Flink reports success. Give the source the state of the source that reads its topic (setUidHash, or sp-inspect remap), or, for a topic removed on purpose, drop the state.",
+    title: "source will read a topic it does not subscribe to",
+    help: "see the rule's explanation",
     checks: &[Check::Diff(check)],
 };
 
@@ -86,11 +88,7 @@ fn check(ctx: &DiffContext<'_>) -> Vec<Finding> {
                 foreign.join(", "),
                 foreign.join(", ")
             );
-            Some(
-                Finding::new(&RULE, msg, ctx.input)
-                    .on(new.id, new.uid.as_deref(), new.name.as_deref())
-                    .at(new.defined_at.as_ref()),
-            )
+            Some(ctx.on_new(&RULE, new, msg))
         })
         .collect()
 }

@@ -9,6 +9,8 @@ pub static RULE: Rule = Rule {
     default_severity: Severity::Warning,
     summary: "Every source of the new job resumes from restored splits or offsets.",
     explain: "A source that claims no state starts from its configured starting position (earliest, latest, committed offsets or a timestamp): it re-reads or skips data. Expected for a source added on purpose; a surprise when the source existed before under another ID.",
+    title: "source starts without restored splits",
+    help: "expected for a source added on purpose; if it existed before under another ID, give it setUidHash with that ID",
     checks: &[Check::Diff(check)],
 };
 

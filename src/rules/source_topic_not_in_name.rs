@@ -9,6 +9,8 @@ pub static RULE: Rule = Rule {
     default_severity: Severity::Info,
     summary: "A Kafka source's splits read topics its name or uid mentions.",
     explain: "The savepoint's splits say which topics a source reads. When none of them appears in the operator's name or uid, the state may belong to another source (the classic shift: a loop of sources without uids, one inserted in the middle). A hint, not proof: names need not mention topics.",
+    title: "source reads topics its name does not mention",
+    help: "see the rule's explanation",
     checks: &[Check::State(check)],
 };
 

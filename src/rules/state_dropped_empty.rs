@@ -9,6 +9,8 @@ pub static RULE: Rule = Rule {
     default_severity: Severity::Info,
     summary: "Operators removed from the job had no state.",
     explain: "The savepoint has an entry for an operator the new job does not have, but it holds no state. Flink skips it (\"Skipping empty savepoint state\") even without allowNonRestoredState.",
+    title: "removed operator had no state",
+    help: "see the rule's explanation",
     checks: &[Check::Diff(check)],
 };
 

@@ -9,6 +9,8 @@ pub static RULE: Rule = Rule {
     default_severity: Severity::Error,
     summary: "Every operator with state has a uid.",
     explain: "Without a uid the operator's ID, and so where its state goes on the next deploy, depends on its position in the graph. Set .uid(\"...\") on it: to keep its current state, use setUidHash with its current ID once, or a uid whose hash is what the savepoint holds (`sp-inspect hash`).",
+    title: "stateful operator without uid",
+    help: "set .uid(...) on it; to keep the state it has now, also setUidHash with its current ID, once",
     checks: &[Check::Graph(check)],
 };
 

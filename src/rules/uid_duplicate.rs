@@ -10,6 +10,8 @@ pub static RULE: Rule = Rule {
     default_severity: Severity::Error,
     summary: "Uids are unique within a job.",
     explain: "Two operators with the same uid get the same ID; Flink refuses the job (\"Hash collision on user-specified ID\").",
+    title: "duplicate uid",
+    help: "give each operator a uid of its own",
     checks: &[Check::Graph(check)],
 };
 

@@ -10,6 +10,8 @@ pub static RULE: Rule = Rule {
     default_severity: Severity::Error,
     summary: "Operator IDs are unique within a job.",
     explain: "Two operators have the same ID although their uids differ (or one uid's hash equals another operator's positional ID or user hash); Flink refuses the job or restores one's state into the other.",
+    title: "operator ID collision",
+    help: "give each operator a uid of its own",
     checks: &[Check::Graph(check)],
 };
 

@@ -20,7 +20,7 @@ pub fn to_json(r: &GateReport) -> Value {
                 "input": f.input,
                 "defined_at": f.defined_at.as_ref().map(|l| json!({"file": l.file, "line": l.line})),
                 "fix": f.fix,
-                "help": f.fix.is_none().then(|| crate::report::text::help(f.rule)),
+                "help": f.fix.is_none().then_some(f.rule.help),
             })
         })
         .collect();

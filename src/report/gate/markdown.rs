@@ -1,5 +1,5 @@
 use super::*;
-use crate::report::text::{fix_sentence, help, snippet, title, Lang};
+use crate::report::text::{fix_sentence, snippet, Lang};
 use std::io::{self, Write};
 
 fn cell(s: &str) -> String {
@@ -32,7 +32,7 @@ pub fn write_markdown(r: &GateReport, out: &mut dyn Write) -> io::Result<()> {
                 g.severity.name(),
                 g.rule.id,
                 g.findings.len(),
-                title(g.rule)
+                g.rule.title
             )?;
             if !fixes.is_empty() {
                 write!(out, " — {}", fixes.join(", "))?;
@@ -56,7 +56,7 @@ pub fn write_markdown(r: &GateReport, out: &mut dyn Write) -> io::Result<()> {
                 }
             }
             if g.fixes().is_empty() && g.severity == Severity::Error {
-                writeln!(out, "  - help: {}", cell(help(g.rule)))?;
+                writeln!(out, "  - help: {}", cell(g.rule.help))?;
             }
         }
     }

@@ -1,5 +1,5 @@
 use super::*;
-use crate::report::text::{fix_sentence, help, snippet, title, Lang};
+use crate::report::text::{fix_sentence, snippet, Lang};
 use crate::report::wrap;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 use std::io::{self, Write};
@@ -82,7 +82,7 @@ fn write_problems(r: &GateReport, w: usize, out: &mut dyn Write) -> io::Result<(
         let head = format!(
             "{:<7} {} ×{n}{fix_ref} (sp-inspect rules {})",
             g.severity.name(),
-            title(g.rule),
+            g.rule.title,
             g.rule.id
         );
         writeln!(out, "{}", wrap(&head, w, "  ", "          "))?;
@@ -114,7 +114,7 @@ fn write_problems(r: &GateReport, w: usize, out: &mut dyn Write) -> io::Result<(
                 out,
                 "{}",
                 wrap(
-                    &format!("help: {}", help(g.rule)),
+                    &format!("help: {}", g.rule.help),
                     w,
                     "          ",
                     "            "
