@@ -317,11 +317,6 @@ pub fn write_remapped(
         plan.assignments.iter().map(|a| (a.old.id, a)).collect();
     let version = md.header.version;
     md.operators.retain(|o| by_old.contains_key(&o.id));
-    let old_dir = old
-        .dir()
-        .canonicalize()
-        .map_err(|e| InputError::new(old.dir(), e.to_string()))?;
-    let mut failed = None;
     for op in &mut md.operators {
         let Some(a) = by_old.get(&op.id) else {
             continue;
@@ -331,6 +326,25 @@ pub fn write_remapped(
             op.name = a.new.name.clone();
             op.uid = a.new.uid.clone();
         }
+    }
+    keep_relative_files(&mut md, old, dir, files)?;
+    write_metadata(dir, &md)
+}
+
+/// The relative state files of `md` (written for `old`'s directory) as a snapshot in `dir` sees them:
+/// absolute `file:` paths into `old`'s directory, or copies in `dir`.
+fn keep_relative_files(
+    md: &mut Metadata,
+    old: &MetadataFile,
+    dir: &Path,
+    files: Files,
+) -> Result<(), RemapError> {
+    let old_dir = old
+        .dir()
+        .canonicalize()
+        .map_err(|e| InputError::new(old.dir(), e.to_string()))?;
+    let mut failed = None;
+    for op in &mut md.operators {
         for_each_stream(op, &mut |h| {
             let StreamHandle::RelativeFile { path, size } = h else {
                 return;
@@ -365,14 +379,12 @@ pub fn write_remapped(
             }
         });
     }
-    if let Some(e) = failed {
-        return Err(e.into());
-    }
-    write_metadata(dir, &md)
+    failed.map_or(Ok(()), |e| Err(e.into()))
 }
 
 /// Writes `old` to `dir` with every absolute state path (and file-merging directory) under `from`
-/// moved under `to`. Returns the new `_metadata`'s path and how many paths were rewritten.
+/// moved under `to`; relative state files, which the new directory does not hold, become absolute paths
+/// into `old`'s. Returns the new `_metadata`'s path and how many paths were moved.
 pub fn write_relocated(
     old: &MetadataFile,
     from: &str,
@@ -407,6 +419,7 @@ pub fn write_relocated(
             _ => {}
         });
     }
+    keep_relative_files(&mut md, old, dir, Files::Shared)?;
     Ok((write_metadata(dir, &md)?, n))
 }
 

@@ -281,6 +281,22 @@ fn relative_state_files_are_pointed_at_or_copied() {
     let a = ok(&sp(&["state", p(&old)]));
     let b = ok(&sp(&["state", p(&copied)]));
     assert_eq!(a, b);
+    // relocate leaves no relative path behind either: the new directory does not hold the files.
+    let relocated = tmp("relocated-native");
+    ok(&sp(&[
+        "relocate",
+        p(&old),
+        "--from",
+        "file:/nowhere/",
+        "--to",
+        "file:/elsewhere/",
+        "-o",
+        p(&relocated),
+    ]));
+    for f in relative_files(&read(&relocated.join("_metadata"))) {
+        let path = f.strip_prefix("abs:file:").unwrap_or_else(|| panic!("absolute: {f}"));
+        assert!(Path::new(path).starts_with(&canonical) && Path::new(path).is_file(), "{f}");
+    }
 }
 
 #[test]
