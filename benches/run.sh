@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmarks sp-inspect against Flink's own reader and against `cat` (the floor), on the same synthetic
 # files, in one run. Needs hyperfine (apt-get install hyperfine), GNU time, Java 17 and the Flink 2.3 jars
-# (fetched from PyPI by fixtures/gen/flink-env.sh). Not part of the test suite.
+# (fetched from PyPI by fixtures/gen/flink-env.sh). Not part of the test suite. Small files, where start-up
+# is most of the cost, have their own run against `cat`: benches/small.sh.
 #
 #   benches/run.sh [SIZES_MB...]        default: 0.5 100 1024
 set -euo pipefail
