@@ -25,8 +25,9 @@ fn check(ctx: &StateContext<'_>) -> Vec<Finding> {
                 by_prefix.push((p.as_str(), Vec::new()));
                 by_prefix.len() - 1
             });
+            // One writer per input and operator: two jobs with the same uids are two writers.
             let writers = &mut by_prefix[i].1;
-            if !writers.iter().any(|(_, w)| w.id == o.id) {
+            if !writers.iter().any(|(at, w)| *at == input && w.id == o.id) {
                 writers.push((input, o));
             }
         }
