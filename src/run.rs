@@ -435,10 +435,12 @@ fn state(
     }
     match format {
         Format::Table => report::state::write_table(&reports, out)?,
-        Format::Json => write_json(
-            &report::state::to_json(&file.path.display().to_string(), &reports),
-            out,
-        )?,
+        Format::Json => {
+            let path = file.path.display().to_string();
+            serde_json::to_writer_pretty(&mut *out, &report::state::to_json(&path, &reports))
+                .map_err(io::Error::from)?;
+            writeln!(out)?;
+        }
     }
     let problems = report::state::problem_count(&reports);
     if problems > 0 && !allow_missing_state {
