@@ -2,16 +2,11 @@
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 mod common;
 
-fn sp(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sp-inspect"))
-        .args(args)
-        .output()
-        .expect("run sp-inspect")
-}
+use common::sp;
 
 fn json_of(out: &Output) -> Value {
     assert!(

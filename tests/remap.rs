@@ -5,16 +5,11 @@
 use sp_inspect::metadata::{decode, DecodeOptions};
 use sp_inspect::model::{Metadata, OperatorState, StreamHandle};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 mod common;
 
-fn sp(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sp-inspect"))
-        .args(args)
-        .output()
-        .expect("run sp-inspect")
-}
+use common::sp;
 
 fn p(path: &Path) -> &str {
     path.to_str().expect("utf-8 path")
@@ -294,8 +289,13 @@ fn relative_state_files_are_pointed_at_or_copied() {
         p(&relocated),
     ]));
     for f in relative_files(&read(&relocated.join("_metadata"))) {
-        let path = f.strip_prefix("abs:file:").unwrap_or_else(|| panic!("absolute: {f}"));
-        assert!(Path::new(path).starts_with(&canonical) && Path::new(path).is_file(), "{f}");
+        let path = f
+            .strip_prefix("abs:file:")
+            .unwrap_or_else(|| panic!("absolute: {f}"));
+        assert!(
+            Path::new(path).starts_with(&canonical) && Path::new(path).is_file(),
+            "{f}"
+        );
     }
 }
 

@@ -3,16 +3,10 @@
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 mod common;
 
-fn sp(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sp-inspect"))
-        .args(args)
-        .output()
-        .expect("run sp-inspect")
-}
+use common::sp;
 
 fn p(path: &Path) -> &str {
     path.to_str().expect("utf-8 path")

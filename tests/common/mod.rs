@@ -71,3 +71,11 @@ pub fn fixture_dirs(keep: impl Fn(&std::path::Path) -> bool) -> Vec<std::path::P
     v.sort();
     v
 }
+
+/// Runs the binary with `args`.
+pub fn sp(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_sp-inspect"))
+        .args(args)
+        .output()
+        .expect("run sp-inspect")
+}
