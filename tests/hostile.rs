@@ -115,6 +115,18 @@ fn json(o: &Output) -> Value {
     serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}{}", stdout(o), stderr(o)))
 }
 
+/// The message of the first finding of `rule` in a gate document.
+fn rule_message(v: &Value, rule: &str) -> String {
+    v["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .find(|f| f["rule"] == rule)
+        .and_then(|f| f["message"].as_str())
+        .unwrap_or_else(|| panic!("no {rule} in {v}"))
+        .to_string()
+}
+
 fn rules_of(v: &Value) -> Vec<String> {
     v["findings"]
         .as_array()
@@ -472,17 +484,8 @@ fn lint_of_a_manifest_uses_what_it_says_of_statefulness() {
         !r.contains(&"STATEFUL_OPERATOR_WITHOUT_UID".into()),
         "{r:?}"
     );
-    let m = v["findings"]
-        .as_array()
-        .expect("f")
-        .iter()
-        .find(|f| f["rule"] == "RULES_NOT_CHECKED")
-        .expect("finding")["message"]
-        .clone();
-    assert!(
-        m.as_str().expect("text").contains("Source: s"),
-        "names the operator: {m}"
-    );
+    let m = rule_message(&v, "RULES_NOT_CHECKED");
+    assert!(m.contains("Source: s"), "names the operator: {m}");
 }
 
 #[test]
@@ -497,14 +500,7 @@ fn state_files_outside_the_snapshot_are_a_finding_until_allowed() {
         "--fail-on",
         "never",
     ]));
-    let f = v["findings"]
-        .as_array()
-        .expect("f")
-        .iter()
-        .find(|f| f["rule"] == "RULES_NOT_CHECKED")
-        .cloned()
-        .expect("RULES_NOT_CHECKED");
-    let m = f["message"].as_str().expect("text");
+    let m = &rule_message(&v, "RULES_NOT_CHECKED");
     assert!(
         m.contains("KAFKA_PENDING_TRANSACTIONS") && m.contains("--allow-absolute-paths"),
         "{m}"
@@ -828,14 +824,7 @@ fn state_exits_2_when_state_files_are_missing() {
         "--fail-on",
         "never",
     ]));
-    let f = v["findings"]
-        .as_array()
-        .expect("f")
-        .iter()
-        .find(|f| f["rule"] == "RULES_NOT_CHECKED")
-        .cloned()
-        .expect("RULES_NOT_CHECKED");
-    let m = f["message"].as_str().expect("text");
+    let m = &rule_message(&v, "RULES_NOT_CHECKED");
     assert!(
         m.contains("Source: numbers") && m.contains("next to _metadata"),
         "{m}"
