@@ -9,7 +9,7 @@ pub static RULE: Rule = Rule {
     category: Category::StateLoss,
     default_severity: Severity::Error,
     summary: "An exactly-once Kafka sink's transaction.timeout.ms outlasts a checkpoint interval plus the checkpoint timeout.",
-    explain: "An exactly-once KafkaSink opens a transaction per checkpoint and commits it only when the checkpoint completes. When transaction.timeout.ms is shorter than the checkpoint interval, the broker aborts each transaction before Flink commits it: read_committed consumers never see those records, while the job stays RUNNING and Flink logs the lost commit only as a warning. Shorter than interval plus checkpoint timeout, a slow checkpoint does the same. Set transaction.timeout.ms above both (and within the broker's transaction.max.timeout.ms).",
+    explain: "An exactly-once KafkaSink opens a transaction per checkpoint and commits it only when the checkpoint completes. When transaction.timeout.ms is shorter than the checkpoint interval, the broker aborts each transaction before Flink commits it and fences the producer: the writer fails (ProducerFencedException), the job restarts from its last checkpoint, and again, and read_committed consumers see no new output (measured on Flink 2.2 with connector 5.0.0: 252 of 450 records committed, 6 restarts, fixtures/exactly-once/timeout-too-short). Shorter than interval plus checkpoint timeout, a slow checkpoint does the same. Set transaction.timeout.ms above both (and within the broker's transaction.max.timeout.ms).",
     title: "Kafka transactions time out before the commit",
     help: "set transaction.timeout.ms above the checkpoint interval plus the checkpoint timeout",
     checks: &[Check::Graph(check)],
@@ -26,7 +26,7 @@ fn check(ctx: &GraphContext<'_>) -> Vec<Finding> {
             let t = k.transaction_timeout_ms?;
             let msg = if t < interval {
                 format!(
-                    "{}: transaction.timeout.ms {t} is shorter than the checkpoint interval {interval} ms: the broker aborts every transaction before Flink commits it, and committed output loses records while the job stays RUNNING",
+                    "{}: transaction.timeout.ms {t} is shorter than the checkpoint interval {interval} ms: the broker aborts every transaction before Flink commits it and fences the producer, and the job fails and restarts without committing",
                     ctx.label(op)
                 )
             } else if t < interval + timeout {
