@@ -120,9 +120,12 @@ fn describes(
             "{flag} {graph_path}: shares no operator ID with {of_path} (0 of its {total} operators): it is not the manifest of the job that wrote it"
         )));
     }
-    Ok(format!(
-        "graph manifest, names {shared} of the {total} operators of {of_path}"
-    ))
+    Ok(names_text(shared, total, of_path))
+}
+
+/// The kind of a graph option, as the report shows it: how much of the savepoint it names.
+fn names_text(shared: usize, total: usize, of_path: &str) -> String {
+    format!("graph manifest, names {shared} of the {total} operators of {of_path}")
 }
 
 fn info(role: &'static str, path: &str, kind: String) -> InputInfo {
@@ -295,13 +298,7 @@ pub fn run_lint(
                 if shared > 0 {
                     name_new_from_graph(&mut ops, g);
                     name_old_from_graph(&mut state, g);
-                    infos.push(info(
-                        "graph",
-                        graph_path,
-                        format!(
-                            "graph manifest, names {shared} of the {total} operators of {path}"
-                        ),
-                    ));
+                    infos.push(info("graph", graph_path, names_text(shared, total, path)));
                 }
                 shared > 0
             }
